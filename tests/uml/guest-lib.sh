@@ -1,0 +1,55 @@
+# Helpers for scripts running inside the UML guest: sourced, never run.
+
+nfsfair_export=/run/nfsfair/export
+
+# nfsd_start [THREADS]: rpcbind, mountd, statd and nfsd exporting a fresh
+# tmpfs at $nfsfair_export to 127.0.0.0/8 and ::1, with the shortest NFSv4
+# grace period the kernel accepts so tests do not wait 90 s to open files.
+# The export is also the NFSv4 root (fsid=0): hostfs above it has no
+# filesystem id to build a pseudo-root from. Mount it with nfs_source.
+nfsd_start() {
+	local threads=${1:-8}
+
+	mkdir -p "$nfsfair_export"
+	mount -t tmpfs -o mode=1777 nfsfair-export "$nfsfair_export" || return
+	mountpoint -q /proc/fs/nfsd || mount -t nfsd nfsd /proc/fs/nfsd || return
+	echo 10 > /proc/fs/nfsd/nfsv4leasetime
+	echo 10 > /proc/fs/nfsd/nfsv4gracetime
+	touch /var/lib/nfs/etab /var/lib/nfs/rmtab
+	rpcbind -w || return
+	rpc.statd --no-notify 2>/dev/null || return
+	exportfs -i -o rw,insecure,no_root_squash,no_subtree_check,fsid=0 \
+		"127.0.0.0/8:$nfsfair_export" || return
+	exportfs -i -o rw,insecure,no_root_squash,no_subtree_check,fsid=0 \
+		"[::1]:$nfsfair_export" || return
+	rpc.mountd || return
+	rpc.nfsd "$threads" || return
+	[ "$(cat /proc/fs/nfsd/threads)" -eq "$threads" ]
+}
+
+# nfs_source VERS [SERVER]: what to mount for NFS version VERS.
+nfs_source() {
+	case $1 in
+	4*) echo "${2:-127.0.0.1}:/" ;;
+	*) echo "${2:-127.0.0.1}:$nfsfair_export" ;;
+	esac
+}
+
+# add_source_addr ADDR: give the guest's loopback a 127.x address that is
+# also the source of connections made to it. Without the /32 local route
+# with its own src, every 127.x connection leaves from 127.0.0.1.
+add_source_addr() {
+	ip route replace local "$1/32" dev lo src "$1" table local
+}
+
+# peers_of_port PORT: remote addresses of established TCP connections to
+# local PORT, one line each, from /proc/net/tcp (IPv4).
+peers_of_port() {
+	local want sl laddr raddr st rest h
+	want=$(printf '%04X' "$1")
+	while read -r sl laddr raddr st rest; do
+		[ "$st" = 01 ] && [ "${laddr#*:}" = "$want" ] || continue
+		h=${raddr%:*}
+		echo "$((16#${h:6:2})).$((16#${h:4:2})).$((16#${h:2:2})).$((16#${h:0:2}))"
+	done < <(tail -n +2 /proc/net/tcp)
+}
