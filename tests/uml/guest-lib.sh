@@ -53,3 +53,14 @@ peers_of_port() {
 		echo "$((16#${h:6:2})).$((16#${h:4:2})).$((16#${h:2:2})).$((16#${h:0:2}))"
 	done < <(tail -n +2 /proc/net/tcp)
 }
+
+# ynl ARGS...: the kernel tree's own netlink CLI, driving the nfsfair
+# family from its spec; no code of ours in between.
+ynl() {
+	local top
+	top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+	python3 "$top/build/linux/tools/net/ynl/cli.py" \
+		--spec "$top/netlink-spec/nfsfair.yaml" \
+		--schema "$top/build/linux/Documentation/netlink/genetlink.yaml" \
+		--output-json "$@"
+}
