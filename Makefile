@@ -6,7 +6,9 @@ KERNEL_BASELINE := build/linux-baseline/um/linux
 
 INTEGRATION_SUITES := $(sort $(wildcard tests/integration/*.sh))
 
-.PHONY: all help deps kernel kernel-baseline export-series check check-integration demo clean distclean
+SUITES := tests/kunit/run $(INTEGRATION_SUITES)
+
+.PHONY: all help deps kernel kernel-baseline export-series netlink-gen check demo clean distclean
 
 all: kernel
 
@@ -15,6 +17,7 @@ help:
 	@echo "make kernel           build the patched UML kernel ($(KERNEL))"
 	@echo "make kernel-baseline  the same kernel without our series ($(KERNEL_BASELINE))"
 	@echo "make export-series    write build/linux's commits back to kernel/patches/"
+	@echo "make netlink-gen      regenerate the family's code from netlink-spec/nfsfair.yaml"
 	@echo "make check            build what is needed and run every test suite"
 	@echo "make demo             boot the patched kernel and show nfsfair at work"
 	@echo "make clean            remove build products but keep the unpacked trees"
@@ -32,8 +35,11 @@ kernel-baseline: deps
 export-series:
 	@kernel/scripts/export-series
 
+netlink-gen:
+	@kernel/scripts/gen-netlink
+
 check: kernel
-	@tests/run-suites $(INTEGRATION_SUITES)
+	@tests/run-suites $(SUITES)
 
 demo: kernel
 	@demo/run
