@@ -12,8 +12,8 @@ configs_dir=kernel/configs
 tree=build/linux			# git tree: base commit + our series
 baseline_tree=build/linux-baseline	# git worktree of the base commit
 upstream_tag=nfsfair-upstream	# the tarball as it is
-base_tag=nfsfair-base		# plus kernel/fixes: both kernels start here
-fixes_dir=kernel/fixes
+base_tag=nfsfair-base		# plus kernel/harness: both kernels start here
+harness_dir=kernel/harness
 # The object directory sits directly inside the source tree so that Kbuild
 # names sources as "../", relative: ccache then hits across clones and
 # between the two trees for every file the series does not touch.
