@@ -4,13 +4,19 @@ SHELL := /bin/bash
 KERNEL := build/linux/um/linux
 KERNEL_BASELINE := build/linux-baseline/um/linux
 
+# Userspace parts, each a directory with its own Makefile: built before
+# the tests, natively; the guest runs the same binaries from hostfs.
+USERSPACE_DIRS := $(dir $(wildcard lib/Makefile cli/Makefile daemon/Makefile tests/load/Makefile))
+
+# Suites: tests/unit/*.sh run natively, tests/integration/*.sh each in a
+# UML guest of their own (tests/run-suites).
+UNIT_SUITES := $(sort $(wildcard tests/unit/*.sh))
 INTEGRATION_SUITES := $(sort $(wildcard tests/integration/*.sh))
+SUITES := $(UNIT_SUITES) tests/kunit/run $(INTEGRATION_SUITES)
 
-SUITES := tests/kunit/run $(INTEGRATION_SUITES)
+.PHONY: all help deps kernel kernel-baseline export-series netlink-gen userspace check demo clean distclean
 
-.PHONY: all help deps kernel kernel-baseline export-series netlink-gen check demo clean distclean
-
-all: kernel
+all: kernel userspace
 
 help:
 	@echo "make deps             install the Debian packages nfsfair needs (as root)"
@@ -18,6 +24,7 @@ help:
 	@echo "make kernel-baseline  the same kernel without our series ($(KERNEL_BASELINE))"
 	@echo "make export-series    write build/linux's commits back to kernel/patches/"
 	@echo "make netlink-gen      regenerate the family's code from netlink-spec/nfsfair.yaml"
+	@echo "make userspace        build lib/, cli/, daemon/ and tests/load/"
 	@echo "make check            build what is needed and run every test suite"
 	@echo "make demo             boot the patched kernel and show nfsfair at work"
 	@echo "make clean            remove build products but keep the unpacked trees"
@@ -38,7 +45,10 @@ export-series:
 netlink-gen:
 	@kernel/scripts/gen-netlink
 
-check: kernel
+userspace: deps
+	@set -e; for d in $(USERSPACE_DIRS); do $(MAKE) -s -C $$d; done
+
+check: kernel userspace
 	@tests/run-suites $(SUITES)
 
 demo: kernel
@@ -46,6 +56,7 @@ demo: kernel
 
 clean:
 	rm -rf build/test-logs build/uml-runs
+	@for d in $(USERSPACE_DIRS); do $(MAKE) -s -C $$d clean; done
 	[ ! -d build/linux/um ] || $(MAKE) -s -C build/linux O=um ARCH=um clean
 	[ ! -d build/linux-baseline/um ] || $(MAKE) -s -C build/linux-baseline O=um ARCH=um clean
 
