@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * libnfsfair: what nfsfair-ctl and nfsfaird share. Prefixes and rules as
+ * text, the netlink conversation with the kernel's nfsfair family, and one
+ * print path for text and JSON.
+ */
+#ifndef NFSFAIR_H
+#define NFSFAIR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <linux/nfsfair_netlink.h>
+
+/* Room for any message the library writes into a caller's buffer. */
+#define NFSFAIR_ERR_LEN 256
+/* Room for "ffff:...:ffff/128". */
+#define NFSFAIR_PREFIX_STRLEN 64
+/* Room for "-s PREFIX -j per-host/128 --origin 255". */
+#define NFSFAIR_RULE_STRLEN 128
+
+/* prefix.c */
+
+struct nfsfair_prefix {
+	int family;		/* AF_INET or AF_INET6 */
+	uint8_t len;
+	uint8_t addr[16];	/* network order; 4 bytes used for AF_INET */
+};
+
+int nfsfair_prefix_parse(const char *s, struct nfsfair_prefix *p, char *err);
+int nfsfair_prefix_format(const struct nfsfair_prefix *p, char *buf, size_t size);
+int nfsfair_addr_format(int family, const uint8_t *addr, char *buf, size_t size);
+unsigned int nfsfair_family_bits(int family);
+void nfsfair_addr_mask(int family, const uint8_t *addr, unsigned int len, uint8_t *out);
+bool nfsfair_prefix_contains(const struct nfsfair_prefix *p, int family, const uint8_t *addr);
+bool nfsfair_prefix_equal(const struct nfsfair_prefix *a, const struct nfsfair_prefix *b);
+
+/* rule.c */
+
+enum nfsfair_target_kind {
+	NFSFAIR_TARGET_CLASS,
+	NFSFAIR_TARGET_PER_HOST,
+};
+
+struct nfsfair_target {
+	enum nfsfair_target_kind kind;
+	char class[NFSFAIR_NAME_LEN + 1];
+	uint8_t per_host_len;	/* 0: the whole address of the rule's family */
+};
+
+struct nfsfair_rule {
+	struct nfsfair_prefix prefix;
+	struct nfsfair_target target;
+	uint8_t origin;
+	uint32_t position;	/* 1-based; 0 when not from the kernel */
+	uint64_t hits;
+};
+
+int nfsfair_class_name_check(const char *name, char *err);
+int nfsfair_target_parse(const char *s, struct nfsfair_target *t, char *err);
+int nfsfair_target_format(const struct nfsfair_target *t, int family, char *buf, size_t size);
+uint8_t nfsfair_target_per_host_len(const struct nfsfair_target *t, int family);
+int nfsfair_rule_check(const struct nfsfair_rule *r, char *err);
+int nfsfair_rule_format(const struct nfsfair_rule *r, char *buf, size_t size);
+bool nfsfair_rule_equal(const struct nfsfair_rule *a, const struct nfsfair_rule *b);
+int nfsfair_uint_parse(const char *s, uint64_t max, uint64_t *out);
+
+/* save.c: the save/restore format, one item per line */
+
+enum nfsfair_line_kind {
+	NFSFAIR_LINE_EMPTY,	/* blank or comment */
+	NFSFAIR_LINE_CLASS,	/* -N NAME [--weight W] */
+	NFSFAIR_LINE_RULE,	/* -A -s PREFIX -j TARGET [--origin O] */
+};
+
+struct nfsfair_line {
+	enum nfsfair_line_kind kind;
+	char class[NFSFAIR_NAME_LEN + 1];
+	uint32_t weight;
+	struct nfsfair_rule rule;
+};
+
+int nfsfair_line_parse(const char *text, struct nfsfair_line *l, char *err);
+
+/* nl.c: the one owner of the socket, send, ack, extack and receive */
+
+struct nfsfair_nl;
+struct nl_msg;
+struct nlattr;
+
+/* Called per reply or notification with its attributes parsed to maxattr. */
+typedef int (*nfsfair_nl_cb)(struct nlattr **tb, void *arg);
+
+int nfsfair_netns_enter(const char *name, char *err);
+int nfsfair_nl_open(struct nfsfair_nl **nlp, char *err);
+void nfsfair_nl_close(struct nfsfair_nl *nl);
+struct nl_msg *nfsfair_nl_msg(struct nfsfair_nl *nl, uint8_t cmd, bool dump);
+int nfsfair_nl_run(struct nfsfair_nl *nl, struct nl_msg *msg, int maxattr,
+		   nfsfair_nl_cb cb, void *arg);
+int nfsfair_nl_subscribe(struct nfsfair_nl *nl, const char *group);
+int nfsfair_nl_listen(struct nfsfair_nl *nl, int maxattr, nfsfair_nl_cb cb, void *arg);
+const char *nfsfair_nl_extack(const struct nfsfair_nl *nl);
+int nfsfair_nl_bad_attr(const struct nfsfair_nl *nl, int *nested);
+uint64_t nfsfair_nla_uint(const struct nlattr *a);
+int nfsfair_nla_put_prefix(struct nl_msg *msg, int attr4, int attr6, int attr_len,
+			   const struct nfsfair_prefix *p);
+int nfsfair_nla_put_rule(struct nl_msg *msg, const struct nfsfair_rule *r, bool origin);
+int nfsfair_nla_get_rule(struct nlattr **tb, struct nfsfair_rule *r);
+
+/* output.c: iproute2's idea, one print call for both text and -j JSON */
+
+enum output_type {
+	PRINT_FP = 1,		/* text only */
+	PRINT_JSON = 2,		/* JSON only */
+	PRINT_ANY = 3,
+};
+
+void output_init(bool json, FILE *fp);
+bool output_is_json(void);
+void output_done(void);
+void open_json_object(const char *key);
+void close_json_object(void);
+void open_json_array(const char *key);
+void close_json_array(void);
+void print_string(enum output_type t, const char *key, const char *fmt, const char *val);
+void print_uint(enum output_type t, const char *key, const char *fmt, uint64_t val);
+void print_float(enum output_type t, const char *key, const char *fmt, double val);
+void print_bool(enum output_type t, const char *key, const char *fmt, bool val);
+void print_null(enum output_type t, const char *key, const char *fmt, const char *text);
+void print_nl(void);
+void output_fmt_count(uint64_t v, bool exact, char *buf, size_t size);
+
+#endif /* NFSFAIR_H */

@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * One print path for text and JSON, after iproute2's json_print: each
+ * value is printed once, with its JSON key and its text format, so the
+ * two outputs cannot drift apart.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "nfsfair.h"
+
+#define OUTPUT_DEPTH 16
+
+static struct {
+	bool json;
+	FILE *fp;
+	int depth;
+	bool first[OUTPUT_DEPTH];
+} out = { .fp = NULL };
+
+void output_init(bool json, FILE *fp)
+{
+	out.json = json;
+	out.fp = fp;
+	out.depth = 0;
+	out.first[0] = true;
+}
+
+bool output_is_json(void)
+{
+	return out.json;
+}
+
+void output_done(void)
+{
+	if (out.json)
+		fputc('\n', out.fp);
+	fflush(out.fp);
+}
+
+static void json_str(const char *s)
+{
+	const unsigned char *c;
+
+	fputc('"', out.fp);
+	for (c = (const unsigned char *)s; *c; c++) {
+		if (*c == '"' || *c == '\\')
+			fprintf(out.fp, "\\%c", *c);
+		else if (*c < 0x20)
+			fprintf(out.fp, "\\u%04x", *c);
+		else
+			fputc(*c, out.fp);
+	}
+	fputc('"', out.fp);
+}
+
+/* The comma and key before a value, inside the current object or array. */
+static void json_key(const char *key)
+{
+	if (!out.first[out.depth])
+		fputc(',', out.fp);
+	out.first[out.depth] = false;
+	if (key) {
+		json_str(key);
+		fputc(':', out.fp);
+	}
+}
+
+static void json_open(const char *key, char c)
+{
+	json_key(key);
+	fputc(c, out.fp);
+	if (out.depth < OUTPUT_DEPTH - 1)
+		out.depth++;
+	out.first[out.depth] = true;
+}
+
+void open_json_object(const char *key)
+{
+	if (out.json)
+		json_open(key, '{');
+}
+
+void close_json_object(void)
+{
+	if (out.json) {
+		fputc('}', out.fp);
+		out.depth--;
+	}
+}
+
+void open_json_array(const char *key)
+{
+	if (out.json)
+		json_open(key, '[');
+}
+
+void close_json_array(void)
+{
+	if (out.json) {
+		fputc(']', out.fp);
+		out.depth--;
+	}
+}
+
+void print_string(enum output_type t, const char *key, const char *fmt, const char *val)
+{
+	if (out.json && (t & PRINT_JSON)) {
+		json_key(key);
+		json_str(val);
+	} else if (!out.json && (t & PRINT_FP)) {
+		fprintf(out.fp, fmt ? fmt : "%s", val);
+	}
+}
+
+void print_uint(enum output_type t, const char *key, const char *fmt, uint64_t val)
+{
+	if (out.json && (t & PRINT_JSON)) {
+		json_key(key);
+		fprintf(out.fp, "%" PRIu64, val);
+	} else if (!out.json && (t & PRINT_FP)) {
+		fprintf(out.fp, fmt ? fmt : "%" PRIu64, val);
+	}
+}
+
+void print_float(enum output_type t, const char *key, const char *fmt, double val)
+{
+	if (out.json && (t & PRINT_JSON)) {
+		json_key(key);
+		if (isfinite(val))
+			fprintf(out.fp, "%.6g", val);
+		else
+			fputs("null", out.fp);
+	} else if (!out.json && (t & PRINT_FP)) {
+		fprintf(out.fp, fmt ? fmt : "%g", val);
+	}
+}
+
+void print_bool(enum output_type t, const char *key, const char *fmt, bool val)
+{
+	if (out.json && (t & PRINT_JSON)) {
+		json_key(key);
+		fputs(val ? "true" : "false", out.fp);
+	} else if (!out.json && (t & PRINT_FP)) {
+		fprintf(out.fp, fmt ? fmt : "%s", val ? "yes" : "no");
+	}
+}
+
+/* JSON null, or TEXT in the text output (a "-" where a value is absent). */
+void print_null(enum output_type t, const char *key, const char *fmt, const char *text)
+{
+	if (out.json && (t & PRINT_JSON)) {
+		json_key(key);
+		fputs("null", out.fp);
+	} else if (!out.json && (t & PRINT_FP)) {
+		fprintf(out.fp, fmt ? fmt : "%s", text);
+	}
+}
+
+void print_nl(void)
+{
+	if (!out.json)
+		fputc('\n', out.fp);
+}
+
+/* iptables' counters: exact with -x, else K, M, G past 99999. */
+void output_fmt_count(uint64_t v, bool exact, char *buf, size_t size)
+{
+	static const char units[] = "KMGTP";
+	int u = -1;
+
+	if (!exact) {
+		while (v > 99999 && u < (int)sizeof(units) - 2) {
+			v = (v + 500) / 1000;
+			u++;
+		}
+	}
+	if (u < 0)
+		snprintf(buf, size, "%" PRIu64, v);
+	else
+		snprintf(buf, size, "%" PRIu64 "%c", v, units[u]);
+}

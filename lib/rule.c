@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Rules and their targets, as text: "-s PREFIX -j TARGET [--origin O]". */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "nfsfair.h"
+
+/* Exact decimal, no sign, no spaces, no base prefixes. */
+int nfsfair_uint_parse(const char *s, uint64_t max, uint64_t *out)
+{
+	unsigned long long v;
+	char *end;
+
+	if (!*s || *s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end)
+		return -EINVAL;
+	if (v > max)
+		return -ERANGE;
+	*out = v;
+	return 0;
+}
+
+int nfsfair_class_name_check(const char *name, char *err)
+{
+	size_t len = strlen(name);
+
+	if (len == 0 || len > NFSFAIR_NAME_LEN) {
+		snprintf(err, NFSFAIR_ERR_LEN, "'%s': a class name is 1 to %d bytes",
+			 name, NFSFAIR_NAME_LEN);
+		return -EINVAL;
+	}
+	if (!strncmp(name, "per-host", 8) || name[0] == '-' || strpbrk(name, " \t\n/#")) {
+		snprintf(err, NFSFAIR_ERR_LEN,
+			 "'%s': a class name cannot start with '-' or 'per-host', nor hold '/', '#' or spaces",
+			 name);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int nfsfair_target_parse(const char *s, struct nfsfair_target *t, char *err)
+{
+	uint64_t v;
+
+	memset(t, 0, sizeof(*t));
+	if (!strcmp(s, "per-host")) {
+		t->kind = NFSFAIR_TARGET_PER_HOST;
+		return 0;
+	}
+	if (!strncmp(s, "per-host/", 9)) {
+		if (nfsfair_uint_parse(s + 9, 128, &v) < 0 || v == 0) {
+			snprintf(err, NFSFAIR_ERR_LEN,
+				 "'%s': per-host takes a length from 1 to 128", s);
+			return -EINVAL;
+		}
+		t->kind = NFSFAIR_TARGET_PER_HOST;
+		t->per_host_len = v;
+		return 0;
+	}
+	if (nfsfair_class_name_check(s, err) < 0)
+		return -EINVAL;
+	t->kind = NFSFAIR_TARGET_CLASS;
+	strcpy(t->class, s);
+	return 0;
+}
+
+uint8_t nfsfair_target_per_host_len(const struct nfsfair_target *t, int family)
+{
+	return t->per_host_len ? t->per_host_len : nfsfair_family_bits(family);
+}
+
+/* per-host with the whole address reads "per-host", as it is written. */
+int nfsfair_target_format(const struct nfsfair_target *t, int family, char *buf, size_t size)
+{
+	int n;
+
+	if (t->kind == NFSFAIR_TARGET_CLASS)
+		n = snprintf(buf, size, "%s", t->class);
+	else if (!t->per_host_len || t->per_host_len == nfsfair_family_bits(family))
+		n = snprintf(buf, size, "per-host");
+	else
+		n = snprintf(buf, size, "per-host/%u", t->per_host_len);
+	return (size_t)n >= size ? -ENOSPC : 0;
+}
+
+/* What the kernel would refuse anyway, said before asking it. */
+int nfsfair_rule_check(const struct nfsfair_rule *r, char *err)
+{
+	unsigned int bits = nfsfair_family_bits(r->prefix.family);
+
+	if (r->target.kind == NFSFAIR_TARGET_PER_HOST && r->target.per_host_len > bits) {
+		snprintf(err, NFSFAIR_ERR_LEN, "'per-host/%u' is past /%u for an %s prefix",
+			 r->target.per_host_len, bits,
+			 r->prefix.family == AF_INET ? "IPv4" : "IPv6");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int nfsfair_rule_format(const struct nfsfair_rule *r, char *buf, size_t size)
+{
+	char p[NFSFAIR_PREFIX_STRLEN], t[32];
+	int n, ret;
+
+	ret = nfsfair_prefix_format(&r->prefix, p, sizeof(p));
+	if (ret < 0)
+		return ret;
+	ret = nfsfair_target_format(&r->target, r->prefix.family, t, sizeof(t));
+	if (ret < 0)
+		return ret;
+	if (r->origin)
+		n = snprintf(buf, size, "-s %s -j %s --origin %u", p, t, r->origin);
+	else
+		n = snprintf(buf, size, "-s %s -j %s", p, t);
+	return (size_t)n >= size ? -ENOSPC : 0;
+}
+
+bool nfsfair_rule_equal(const struct nfsfair_rule *a, const struct nfsfair_rule *b)
+{
+	int f = a->prefix.family;
+
+	if (!nfsfair_prefix_equal(&a->prefix, &b->prefix) || a->target.kind != b->target.kind)
+		return false;
+	if (a->target.kind == NFSFAIR_TARGET_CLASS)
+		return !strcmp(a->target.class, b->target.class);
+	return nfsfair_target_per_host_len(&a->target, f) ==
+	       nfsfair_target_per_host_len(&b->target, f);
+}
