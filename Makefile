@@ -12,9 +12,10 @@ USERSPACE_DIRS := $(dir $(wildcard lib/Makefile cli/Makefile daemon/Makefile tes
 # UML guest of their own (tests/run-suites).
 UNIT_SUITES := $(sort $(wildcard tests/unit/*.sh))
 INTEGRATION_SUITES := $(sort $(wildcard tests/integration/*.sh))
-SUITES := $(UNIT_SUITES) tests/kunit/run $(INTEGRATION_SUITES)
+SUITES := $(UNIT_SUITES) tests/kunit/run $(INTEGRATION_SUITES) tests/bench/smoke.sh
 
-.PHONY: all help deps kernel kernel-baseline export-series netlink-gen userspace check demo clean distclean
+.PHONY: all help deps kernel kernel-baseline export-series netlink-gen userspace check bench \
+	demo clean distclean
 
 all: kernel userspace
 
@@ -26,6 +27,7 @@ help:
 	@echo "make netlink-gen      regenerate the family's code from netlink-spec/nfsfair.yaml"
 	@echo "make userspace        build lib/, cli/, daemon/ and tests/load/"
 	@echo "make check            build what is needed and run every test suite"
+	@echo "make bench            the fairness tables, baseline against nfsfair (build/bench/)"
 	@echo "make demo             boot the patched kernel and show nfsfair at work"
 	@echo "make clean            remove build products but keep the unpacked trees"
 	@echo "make distclean        remove build/ entirely"
@@ -48,8 +50,11 @@ netlink-gen:
 userspace: deps
 	@set -e; for d in $(USERSPACE_DIRS); do $(MAKE) -s -C $$d; done
 
-check: kernel userspace
+check: kernel kernel-baseline userspace
 	@tests/run-suites $(SUITES)
+
+bench: kernel kernel-baseline userspace
+	@tests/bench/fairness $(BENCH_ARGS)
 
 demo: kernel
 	@demo/run
