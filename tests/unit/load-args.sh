@@ -1,0 +1,178 @@
+#!/bin/bash
+# On the host, no guest: nfsfair-load's option parsing refuses bad
+# arguments with exit 2 and a message naming them, the calls it encodes
+# are byte for byte what RFC 5531 and RFC 1813 say, and against a stand-in
+# server (load-fake-server.py) it copes with replies split into fragments
+# and dribbled out a few bytes at a time, replies out of order, RPC-level
+# errors, a server that hangs up and one that never answers.
+top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/tests/lib/tap.sh"
+
+load=$top/tests/load/nfsfair-load
+tmp=$(mktemp -d)
+server_pid=
+cleanup() {
+	[ -z "$server_pid" ] || kill "$server_pid" 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+require "nfsfair-load builds (make -C tests/load)" make -s -C "$top/tests/load"
+
+# fails_with DESC NEEDLE ARGS...: exit 2, and stderr names NEEDLE.
+fails_with() {
+	local desc=$1 needle=$2 rc
+	shift 2
+	"$load" "$@" > "$tmp/out" 2> "$tmp/err"
+	rc=$?
+	if [ $rc -eq 2 ] && grep -qF -- "$needle" "$tmp/err"; then
+		check "$desc" true
+	else
+		check "$desc" false
+		diag "exit $rc, stderr: $(cat "$tmp/err")"
+	fi
+}
+
+ok_group=(--group a:127.0.0.2:1:4)
+
+check "--help prints the usage and exits 0" \
+	eval '"$load" --help | grep -q -- "--group NAME:SRCADDR:CONNS:DEPTH"'
+fails_with "no --group: exit 2 naming --group" "--group"
+fails_with "--group with three fields: exit 2 naming it" "--group 'a:127.0.0.2:1'" \
+	--group a:127.0.0.2:1
+fails_with "--group with a bad source: exit 2 naming it" "SRCADDR 'host.example'" \
+	--group a:host.example:1:4
+fails_with "--group with 0 connections: exit 2 naming CONNS" "CONNS" --group a:127.0.0.2:0:4
+fails_with "--group with depth x: exit 2 naming DEPTH" "DEPTH" --group a:127.0.0.2:1:x
+fails_with "--group with an empty name: exit 2" "NAME" --group :127.0.0.2:1:4
+fails_with "two groups named a: exit 2" "already is a group 'a'" \
+	"${ok_group[@]}" --group a:127.0.0.3:1:4
+fails_with "--proc nfs4: exit 2 naming --proc" "--proc: 'nfs4'" "${ok_group[@]}" --proc nfs4
+fails_with "--server without its argument: exit 2 naming --server" "'--server'" \
+	"${ok_group[@]}" --server
+fails_with "--server not an address: exit 2 naming it" "--server: 'nfs.example'" \
+	"${ok_group[@]}" --server nfs.example
+fails_with "--port 70000: exit 2 naming --port" "--port: '70000'" "${ok_group[@]}" --port 70000
+fails_with "--hold-us -1: exit 2 naming --hold-us" "--hold-us: '-1'" \
+	"${ok_group[@]}" --hold-us -1
+fails_with "--jitter 150: exit 2 naming --jitter" "--jitter: '150'" \
+	"${ok_group[@]}" --jitter 150
+fails_with "--duration 0: exit 2 naming --duration" "--duration: '0'" \
+	"${ok_group[@]}" --duration 0
+fails_with "--duration longer than --timeout: exit 2" "--timeout 5" \
+	"${ok_group[@]}" --duration 10 --timeout 5
+fails_with "an unknown option: exit 2 naming it" "'--frobnicate'" \
+	"${ok_group[@]}" --frobnicate
+fails_with "a stray argument: exit 2 naming it" "'stray'" "${ok_group[@]}" stray
+fails_with "--burst without --burst-group: exit 2" "--burst-group" "${ok_group[@]}" --burst 10
+fails_with "--burst-group naming no group: exit 2 naming it" "'zz'" \
+	"${ok_group[@]}" --burst 10 --burst-group zz
+fails_with "IPv4 source with an IPv6 server: exit 2" "same family" \
+	"${ok_group[@]}" --server ::1
+
+# The wire format, word by word:
+#   record mark (last fragment | 92), xid, CALL, RPC version 2,
+#   program 100003, version 3, procedure 1 (GETATTR),
+#   AUTH_SYS, 32 bytes: stamp 0, machine name "nfsfair-load" (12 bytes),
+#   uid 0, gid 0, no gids; verifier AUTH_NONE, empty;
+#   handle: length 16, "NFSFAIR" 0x01, hold (big-endian u32), 0.
+auth="00000001 00000020 00000000 0000000c 6e667366 6169722d 6c6f6164"
+auth+=" 00000000 00000000 00000000 00000000 00000000"
+call="01000000 00000000 00000002 000186a3 00000003"
+expect_getattr="8000005c $call 00000001 $auth 00000010 4e465346 41495201 00002710 00000000"
+expect_hold="8000005c $call 00000001 $auth 00000010 4e465346 41495201 12345678 00000000"
+expect_null="80000048 $call 00000000 $auth"
+
+check "GETATTR with the hold handle (10000 us) encodes as expected" \
+	eval '[ "$("$load" --dump-request)" = "$expect_getattr" ]'
+check "the hold is big-endian in bytes 8..11 of the handle (--hold-us 305419896)" \
+	eval '[ "$("$load" --dump-request --hold-us 305419896)" = "$expect_hold" ]'
+check "NULL encodes as expected: no arguments" \
+	eval '[ "$("$load" --dump-request --proc null)" = "$expect_null" ]'
+
+# serve MODE: start the stand-in server; its port lands in $port.
+serve() {
+	[ -z "$server_pid" ] || { kill "$server_pid"; wait "$server_pid" 2>/dev/null; }
+	rm -f "$tmp/port" "$tmp/first"
+	python3 "$top/tests/unit/load-fake-server.py" "$1" "$tmp/port" "$tmp/first" &
+	server_pid=$!
+	for _ in $(seq 50); do
+		[ -s "$tmp/port" ] && break
+		sleep 0.1
+	done
+	port=$(cat "$tmp/port" 2>/dev/null)
+	[ -n "$port" ]
+}
+
+# run ARGS...: a short two-group run against the stand-in; JSON in
+# $tmp/out, stderr in $tmp/err, exit status in $rc.
+run() {
+	"$load" --port "$port" --group a:127.0.0.1:1:4 --group b:127.0.0.2:2:3 \
+		--warmup 0.2 --duration 0.5 --timeout 10 --json "$@" > "$tmp/out" 2> "$tmp/err"
+	rc=$?
+}
+
+# json EXPR: EXPR (Python, over the report as r) is true.
+json() {
+	python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); sys.exit(not eval(sys.argv[2]))' \
+		"$tmp/out" "$1"
+}
+
+ops_ok='all(g["ops"] > 0 and g["errors"] == 0 for g in r["groups"])'
+shares='abs(sum(g["share_pct"] for g in r["groups"]) - 100) < 0.5'
+
+require "stand-in server starts (plain)" serve plain
+run --hold-us 0
+check "plain: exit 0" [ "$rc" -eq 0 ]
+check "plain: both groups complete calls, no errors" json "$ops_ok"
+check "plain: shares add up to 100" json "$shares"
+check "plain: the first call on the wire is the one --dump-request shows, xid and all" \
+	grep -qxF -- "$("$load" --dump-request --hold-us 0)" "$tmp/first"
+
+require "stand-in server starts (split)" serve split
+run --proc null
+check "split fragments, a few bytes per write: exit 0" [ "$rc" -eq 0 ]
+check "split: both groups complete calls, no errors" json "$ops_ok"
+
+require "stand-in server starts (reorder)" serve reorder
+run
+check "replies out of order: exit 0" [ "$rc" -eq 0 ]
+check "reorder: both groups complete calls, no errors" json "$ops_ok"
+
+require "stand-in server starts (burst)" serve plain
+run --burst 20 --burst-group b --repeat 3
+check "burst mode: exit 0" [ "$rc" -eq 0 ]
+check "burst mode: three runs and their median" \
+	json 'len(r["burst"]["runs_ms"]) == 3 and r["burst"]["median_ms"] > 0'
+check "burst mode: group b completed 3 x 20 calls" \
+	json '[g["ops"] for g in r["groups"] if g["name"] == "b"] == [60]'
+
+require "stand-in server starts (deny)" serve deny
+run
+check "MSG_DENIED replies: exit 1" [ "$rc" -eq 1 ]
+check "MSG_DENIED: reported on stderr" grep -q 'MSG_DENIED AUTH_ERROR' "$tmp/err"
+check "MSG_DENIED: counted as errors, the rest as completions" \
+	json 'all(g["errors"] > 0 and g["ops"] > 0 for g in r["groups"])'
+
+require "stand-in server starts (badproc)" serve badproc
+run
+check "accept_stat PROC_UNAVAIL: exit 1, reported" \
+	eval '[ "$rc" -eq 1 ] && grep -q "accept_stat PROC_UNAVAIL" "$tmp/err"'
+
+require "stand-in server starts (close)" serve close
+run
+check "server hangs up: exit 1" [ "$rc" -eq 1 ]
+check "server hangs up: the error names the connection" \
+	grep -qE "127.0.0.1:$port: (the server closed the connection|recv: Connection reset)" \
+	"$tmp/err"
+check "server hangs up: the report is still printed" json '"groups" in r'
+
+require "stand-in server starts (silent)" serve silent
+"$load" --port "$port" --group a:127.0.0.1:1:4 --warmup 0 --burst 4 --burst-group a \
+	--timeout 1 > "$tmp/out" 2> "$tmp/err"
+rc=$?
+check "a burst the server never answers: exit 1 at --timeout" [ "$rc" -eq 1 ]
+check "a burst the server never answers: the timeout is reported" \
+	grep -q 'timeout: the run did not finish within --timeout 1 s' "$tmp/err"
+
+tap_done
