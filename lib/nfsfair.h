@@ -101,7 +101,7 @@ int nfsfair_nl_run(struct nfsfair_nl *nl, struct nl_msg *msg, int maxattr,
 int nfsfair_nl_subscribe(struct nfsfair_nl *nl, const char *group);
 int nfsfair_nl_listen(struct nfsfair_nl *nl, int maxattr, nfsfair_nl_cb cb, void *arg);
 const char *nfsfair_nl_extack(const struct nfsfair_nl *nl);
-int nfsfair_nl_bad_attr(const struct nfsfair_nl *nl, int *nested);
+int nfsfair_nl_bad_attr(const struct nfsfair_nl *nl, int *nested, int *index);
 uint64_t nfsfair_nla_uint(const struct nlattr *a);
 int nfsfair_nla_put_prefix(struct nl_msg *msg, int attr4, int attr6, int attr_len,
 			   const struct nfsfair_prefix *p);

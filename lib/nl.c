@@ -34,6 +34,7 @@ struct nfsfair_nl {
 	char extack[NFSFAIR_ERR_LEN];
 	int bad_attr;		/* top-level attribute the kernel pointed at, or -1 */
 	int bad_nested;		/* and inside it, for nests, or -1 */
+	int bad_index;		/* how many attributes of bad_attr's type came before */
 };
 
 struct nl_run {
@@ -143,11 +144,17 @@ static void locate_attr(struct nfsfair_nl *nl, struct nl_msg *req, uint32_t off)
 	int rem, nrem;
 	uint32_t start;
 
+	int seen[NL_MAXATTR + 1] = { 0 };
+
 	nlmsg_for_each_attr(a, nlh, GENL_HDRLEN, rem) {
 		start = (char *)a - (char *)nlh;
-		if (off < start || off >= start + a->nla_len)
+		if (off < start || off >= start + a->nla_len) {
+			if (nla_type(a) <= NL_MAXATTR)
+				seen[nla_type(a)]++;
 			continue;
+		}
 		nl->bad_attr = nla_type(a);
+		nl->bad_index = nla_type(a) <= NL_MAXATTR ? seen[nla_type(a)] : 0;
 		if (off == start || !(a->nla_type & NLA_F_NESTED) ||
 		    nla_len(a) < (int)sizeof(struct nlattr))
 			return;
@@ -236,11 +243,11 @@ static int on_valid(struct nl_msg *msg, void *arg)
 		return NL_STOP;
 	}
 	ret = run->cb(tb, run->arg);
-	if (ret < 0) {
+	if (ret < 0)
 		run->err = ret;
-		return NL_STOP;
-	}
-	return NL_OK;
+	else if (ret > 0)
+		run->done = true;
+	return ret ? NL_STOP : NL_OK;
 }
 
 static struct nl_cb *run_cb(struct nl_run *run)
@@ -273,6 +280,7 @@ int nfsfair_nl_run(struct nfsfair_nl *nl, struct nl_msg *msg, int maxattr,
 	nl->extack[0] = '\0';
 	nl->bad_attr = -1;
 	nl->bad_nested = -1;
+	nl->bad_index = 0;
 	if (maxattr > NL_MAXATTR) {
 		ret = -EINVAL;
 		goto free_msg;
@@ -328,9 +336,9 @@ int nfsfair_nl_listen(struct nfsfair_nl *nl, int maxattr, nfsfair_nl_cb cb, void
 		return -ENOMEM;
 	nl_cb_set(nlcb, NL_CB_SEQ_CHECK, NL_CB_CUSTOM, NULL, NULL);
 	nl_cb_set(nlcb, NL_CB_VALID, NL_CB_CUSTOM, on_valid, &run);
-	while (!run.err) {
+	while (!run.err && !run.done) {
 		ret = nl_recvmsgs(nl->sk, nlcb);
-		if (ret < 0 && !run.err) {
+		if (ret < 0 && !run.err && !run.done) {
 			run.err = -EIO;
 			break;
 		}
@@ -344,11 +352,16 @@ const char *nfsfair_nl_extack(const struct nfsfair_nl *nl)
 	return nl->extack;
 }
 
-/* The request attribute the last refusal pointed at, or -1; *nested inside it. */
-int nfsfair_nl_bad_attr(const struct nfsfair_nl *nl, int *nested)
+/*
+ * The request attribute the last refusal pointed at, or -1; *nested: the
+ * attribute inside it; *index: its place among attributes of its type.
+ */
+int nfsfair_nl_bad_attr(const struct nfsfair_nl *nl, int *nested, int *index)
 {
 	if (nested)
 		*nested = nl->bad_nested;
+	if (index)
+		*index = nl->bad_index;
 	return nl->bad_attr;
 }
 

@@ -1,0 +1,341 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * save and restore. restore checks every line before it changes anything,
+ * then applies each origin's rules with one table-replace (the classes go
+ * with the first), under a lock so two restores never interleave.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <netlink/msg.h>
+#include <netlink/attr.h>
+
+#include "ctl.h"
+
+#define RESTORE_LOCK_DIR "/run/lock"
+#define RESTORE_LOCK RESTORE_LOCK_DIR "/nfsfair-ctl.lock"
+
+struct item {
+	struct nfsfair_line l;
+	int lineno;
+};
+
+struct restore {
+	const char *file;
+	struct item *v;
+	int n;
+	int nclasses;
+};
+
+int cmd_save(struct ctl *c)
+{
+	char text[NFSFAIR_RULE_STRLEN];
+	struct ctl_classes cl;
+	struct ctl_rules rules;
+	int i, ret;
+
+	ret = ctl_classes_dump(c, &cl);
+	if (ret)
+		return ret;
+	ret = ctl_rules_dump(c, &rules);
+	if (ret)
+		goto free_cl;
+	for (i = 0; i < cl.n; i++)
+		printf("-N %s --weight %u\n", cl.v[i].name, cl.v[i].weight);
+	for (i = 0; i < rules.n; i++) {
+		nfsfair_rule_format(&rules.v[i], text, sizeof(text));
+		printf("-A %s\n", text);
+	}
+	free(rules.v);
+free_cl:
+	free(cl.v);
+	return ret;
+}
+
+static int read_file(struct restore *rs, FILE *fp)
+{
+	char err[NFSFAIR_ERR_LEN], *line = NULL;
+	struct item *v;
+	size_t size = 0;
+	int lineno = 0, ret = 0, i;
+
+	while (getline(&line, &size, fp) >= 0) {
+		lineno++;
+		v = realloc(rs->v, (rs->n + 1) * sizeof(*v));
+		if (!v) {
+			ret = ctl_error("out of memory");
+			break;
+		}
+		rs->v = v;
+		if (nfsfair_line_parse(line, &v[rs->n].l, err) < 0) {
+			ret = ctl_error("%s:%d: %s", rs->file, lineno, err);
+			break;
+		}
+		if (v[rs->n].l.kind == NFSFAIR_LINE_EMPTY)
+			continue;
+		v[rs->n].lineno = lineno;
+		if (v[rs->n].l.kind == NFSFAIR_LINE_CLASS) {
+			for (i = 0; i < rs->n; i++)
+				if (v[i].l.kind == NFSFAIR_LINE_CLASS &&
+				    !strcmp(v[i].l.class, v[rs->n].l.class))
+					break;
+			if (i < rs->n) {
+				ret = ctl_error("%s:%d: class '%s' again (first on line %d)",
+						rs->file, lineno, v[i].l.class, v[i].lineno);
+				break;
+			}
+			rs->nclasses++;
+		}
+		rs->n++;
+	}
+	if (!ret && ferror(fp))
+		ret = ctl_error("%s: %s", rs->file, strerror(errno));
+	free(line);
+	return ret;
+}
+
+static bool file_has_class(const struct restore *rs, const char *name)
+{
+	int i;
+
+	for (i = 0; i < rs->n; i++)
+		if (rs->v[i].l.kind == NFSFAIR_LINE_CLASS && !strcmp(rs->v[i].l.class, name))
+			return true;
+	return false;
+}
+
+static bool file_names_class(const struct restore *rs, const char *name)
+{
+	int i;
+
+	for (i = 0; i < rs->n; i++)
+		if (rs->v[i].l.kind == NFSFAIR_LINE_RULE &&
+		    rs->v[i].l.rule.target.kind == NFSFAIR_TARGET_CLASS &&
+		    !strcmp(rs->v[i].l.rule.target.class, name))
+			return true;
+	return false;
+}
+
+static int check_classes(const struct restore *rs, const struct ctl_classes *cl)
+{
+	const struct nfsfair_rule *r;
+	int i;
+
+	for (i = 0; i < rs->n; i++) {
+		r = &rs->v[i].l.rule;
+		if (rs->v[i].l.kind != NFSFAIR_LINE_RULE || r->target.kind != NFSFAIR_TARGET_CLASS)
+			continue;
+		if (!file_has_class(rs, r->target.class) && !ctl_class_find(cl, r->target.class))
+			return ctl_error("%s:%d: no class '%s'", rs->file, rs->v[i].lineno,
+					 r->target.class);
+	}
+	return 0;
+}
+
+static int gen_cb(struct nlattr **tb, void *arg)
+{
+	*(uint64_t *)arg = nfsfair_nla_uint(tb[NFSFAIR_A_TABLE_GENERATION]);
+	return 0;
+}
+
+static int put_table(struct nl_msg *msg, const struct restore *rs, int origin, bool classes)
+{
+	struct nlattr *nest;
+	int i;
+
+	if (nla_put_u8(msg, NFSFAIR_A_TABLE_ORIGIN, origin) < 0)
+		return -EMSGSIZE;
+	for (i = 0; classes && i < rs->n; i++) {
+		if (rs->v[i].l.kind != NFSFAIR_LINE_CLASS)
+			continue;
+		nest = nla_nest_start(msg, NFSFAIR_A_TABLE_CLASS);
+		if (!nest || nla_put_string(msg, NFSFAIR_A_CLASS_NAME, rs->v[i].l.class) < 0 ||
+		    nla_put_u32(msg, NFSFAIR_A_CLASS_WEIGHT, rs->v[i].l.weight) < 0)
+			return -EMSGSIZE;
+		nla_nest_end(msg, nest);
+	}
+	for (i = 0; i < rs->n; i++) {
+		if (rs->v[i].l.kind != NFSFAIR_LINE_RULE || rs->v[i].l.rule.origin != origin)
+			continue;
+		nest = nla_nest_start(msg, NFSFAIR_A_TABLE_RULE);
+		if (!nest || nfsfair_nla_put_rule(msg, &rs->v[i].l.rule, false) < 0)
+			return -EMSGSIZE;
+		nla_nest_end(msg, nest);
+	}
+	return 0;
+}
+
+/* The line of the INDEXth class, or of origin's INDEXth rule. */
+static int line_of(const struct restore *rs, int attr, int index, int origin)
+{
+	int i;
+
+	for (i = 0; i < rs->n; i++) {
+		if (attr == NFSFAIR_A_TABLE_CLASS && rs->v[i].l.kind == NFSFAIR_LINE_CLASS &&
+		    !index--)
+			return rs->v[i].lineno;
+		if (attr == NFSFAIR_A_TABLE_RULE && rs->v[i].l.kind == NFSFAIR_LINE_RULE &&
+		    rs->v[i].l.rule.origin == origin && !index--)
+			return rs->v[i].lineno;
+	}
+	return 0;
+}
+
+static int replace_origin(struct ctl *c, const struct restore *rs, int origin, bool first,
+			  uint64_t gen)
+{
+	struct nl_msg *msg;
+	int ret, attr, index, line;
+
+	msg = nfsfair_nl_msg(c->nl, NFSFAIR_CMD_TABLE_REPLACE, false);
+	if (!msg)
+		return ctl_error("out of memory");
+	if ((first && nla_put_u64(msg, NFSFAIR_A_TABLE_GENERATION, gen) < 0) ||
+	    put_table(msg, rs, origin, first) < 0) {
+		nlmsg_free(msg);
+		return ctl_error("%s: too many lines for one message", rs->file);
+	}
+	ret = nfsfair_nl_run(c->nl, msg, 0, NULL, NULL);
+	if (ret >= 0)
+		return 0;
+	attr = nfsfair_nl_bad_attr(c->nl, NULL, &index);
+	line = line_of(rs, attr, index, origin);
+	ret = *nfsfair_nl_extack(c->nl) ? 0 : ret;
+	if (line)
+		ctl_error("%s:%d: kernel reports: %s", rs->file, line,
+			  ret ? strerror(-ret) : nfsfair_nl_extack(c->nl));
+	else
+		ctl_error("%s: origin %d: kernel reports: %s", rs->file, origin,
+			  ret ? strerror(-ret) : nfsfair_nl_extack(c->nl));
+	if (!first)
+		ctl_error("%s: origins before %d were restored, origin %d and after were not",
+			  rs->file, origin, origin);
+	return CTL_FAIL;
+}
+
+static int class_put(struct ctl *c, const struct restore *rs, const struct item *it, bool exists)
+{
+	struct nl_msg *msg;
+	int ret;
+
+	msg = nfsfair_nl_msg(c->nl, exists ? NFSFAIR_CMD_CLASS_SET : NFSFAIR_CMD_CLASS_NEW, false);
+	if (!msg || nla_put_string(msg, NFSFAIR_A_CLASS_NAME, it->l.class) < 0 ||
+	    nla_put_u32(msg, NFSFAIR_A_CLASS_WEIGHT, it->l.weight) < 0)
+		return ctl_error("out of memory");
+	ret = nfsfair_nl_run(c->nl, msg, 0, NULL, NULL);
+	if (ret < 0)
+		return ctl_error("%s:%d: kernel reports: %s", rs->file, it->lineno,
+				 nfsfair_nl_extack(c->nl));
+	return 0;
+}
+
+static int take_lock(void)
+{
+	int fd;
+
+	mkdir(RESTORE_LOCK_DIR, 0755);
+	fd = open(RESTORE_LOCK, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0 || flock(fd, LOCK_EX) < 0)
+		return -1;
+	return fd;
+}
+
+static int apply(struct ctl *c, const struct restore *rs)
+{
+	struct ctl_classes cl = { 0 };
+	struct ctl_rules rules = { 0 };
+	bool want[256] = { false }, first = true;
+	struct nl_msg *msg;
+	uint64_t gen = 0;
+	int ret, i;
+
+	ret = ctl_nl(c);
+	if (ret)
+		return ret;
+	msg = nfsfair_nl_msg(c->nl, NFSFAIR_CMD_TABLE_GET, false);
+	if (!msg)
+		return ctl_error("out of memory");
+	ret = nfsfair_nl_run(c->nl, msg, NFSFAIR_A_TABLE_MAX, gen_cb, &gen);
+	if (ret < 0)
+		return ctl_kernel_error(c, ret, SET_TABLE);
+	ret = ctl_classes_dump(c, &cl);
+	if (!ret)
+		ret = ctl_rules_dump(c, &rules);
+	if (!ret)
+		ret = check_classes(rs, &cl);
+	if (ret)
+		goto out;
+	for (i = 0; i < rs->n; i++)
+		if (rs->v[i].l.kind == NFSFAIR_LINE_RULE)
+			want[rs->v[i].l.rule.origin] = true;
+	if (!(c->opts & OPT_NOFLUSH)) {
+		want[0] = true;
+		for (i = 0; i < rules.n; i++)
+			want[rules.v[i].origin] = true;
+	}
+	for (i = 0; i < 256 && !ret; i++) {
+		if (!want[i])
+			continue;
+		ret = replace_origin(c, rs, i, first, gen);
+		first = false;
+	}
+	/* --noflush with classes and no rules: no origin to carry them. */
+	for (i = 0; first && !ret && i < rs->n; i++)
+		if (rs->v[i].l.kind == NFSFAIR_LINE_CLASS)
+			ret = class_put(c, rs, &rs->v[i], ctl_class_find(&cl, rs->v[i].l.class));
+	/* Without --noflush the file is the whole state: drop classes it lacks. */
+	for (i = 0; !ret && !(c->opts & OPT_NOFLUSH) && i < cl.n; i++) {
+		if (file_has_class(rs, cl.v[i].name) || file_names_class(rs, cl.v[i].name))
+			continue;
+		msg = nfsfair_nl_msg(c->nl, NFSFAIR_CMD_CLASS_DEL, false);
+		if (!msg || nla_put_string(msg, NFSFAIR_A_CLASS_NAME, cl.v[i].name) < 0)
+			return ctl_error("out of memory");
+		if (nfsfair_nl_run(c->nl, msg, 0, NULL, NULL) < 0)
+			fprintf(stderr, "%s: class '%s' kept: kernel reports: %s\n", ctl_prog,
+				cl.v[i].name, nfsfair_nl_extack(c->nl));
+	}
+out:
+	free(cl.v);
+	free(rules.v);
+	return ret;
+}
+
+int cmd_restore(struct ctl *c)
+{
+	struct restore rs = { .file = "<stdin>" };
+	FILE *fp = stdin;
+	int ret, lock, nrules;
+
+	if (c->argc && strcmp(c->argv[0], "-")) {
+		rs.file = c->argv[0];
+		fp = fopen(rs.file, "r");
+		if (!fp)
+			return ctl_error("%s: %s", rs.file, strerror(errno));
+	}
+	ret = read_file(&rs, fp);
+	if (fp != stdin)
+		fclose(fp);
+	if (ret)
+		goto out;
+	nrules = rs.n - rs.nclasses;
+	if (c->opts & OPT_TEST) {
+		printf("%s: %d class%s, %d rule%s: OK\n", rs.file, rs.nclasses,
+		       rs.nclasses == 1 ? "" : "es", nrules, nrules == 1 ? "" : "s");
+		goto out;
+	}
+	lock = take_lock();
+	if (lock < 0) {
+		ret = ctl_error("%s: %s", RESTORE_LOCK, strerror(errno));
+		goto out;
+	}
+	ret = apply(c, &rs);
+	close(lock);
+out:
+	free(rs.v);
+	return ret;
+}

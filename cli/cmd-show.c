@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Reading the table: -L, -S and classes. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "ctl.h"
+
+static enum output_type when(bool shown)
+{
+	return shown ? PRINT_ANY : PRINT_JSON;
+}
+
+static void print_rule(struct ctl *c, const struct nfsfair_rule *r)
+{
+	bool verbose = c->opts & OPT_VERBOSE;
+	char src[NFSFAIR_PREFIX_STRLEN], tgt[32], n[32];
+
+	nfsfair_prefix_format(&r->prefix, src, sizeof(src));
+	nfsfair_target_format(&r->target, r->prefix.family, tgt, sizeof(tgt));
+	output_fmt_count(r->hits, c->opts & OPT_EXACT, n, sizeof(n));
+	open_json_object(NULL);
+	print_uint(when(c->opts & OPT_LINE), "position", "%-5" PRIu64, r->position);
+	print_string(PRINT_FP, NULL, verbose ? "%8s " : "", n);
+	print_uint(PRINT_JSON, "hits", NULL, r->hits);
+	print_uint(when(verbose), "origin", "%-6" PRIu64, r->origin);
+	print_string(PRINT_ANY, "target", "%-16s ", tgt);
+	if (r->target.kind == NFSFAIR_TARGET_CLASS)
+		print_string(PRINT_JSON, "class", NULL, r->target.class);
+	else
+		print_uint(PRINT_JSON, "per-host-len", NULL,
+			   nfsfair_target_per_host_len(&r->target, r->prefix.family));
+	print_string(PRINT_ANY, "source", "%s", src);
+	close_json_object();
+	print_nl();
+}
+
+int cmd_list(struct ctl *c)
+{
+	struct ctl_rules rules;
+	int i, ret;
+
+	ret = ctl_rules_dump(c, &rules);
+	if (ret)
+		return ret;
+	if (c->opts & OPT_LINE)
+		print_string(PRINT_FP, NULL, "%-5s", "num");
+	if (c->opts & OPT_VERBOSE)
+		print_string(PRINT_FP, NULL, "%8s origin ", "hits");
+	print_string(PRINT_FP, NULL, "%-16s source\n", "target");
+	open_json_array(NULL);
+	for (i = 0; i < rules.n; i++)
+		print_rule(c, &rules.v[i]);
+	close_json_array();
+	output_done();
+	free(rules.v);
+	return CTL_OK;
+}
+
+int cmd_list_rules(struct ctl *c)
+{
+	char text[NFSFAIR_RULE_STRLEN];
+	struct ctl_rules rules;
+	int i, ret;
+
+	ret = ctl_rules_dump(c, &rules);
+	if (ret)
+		return ret;
+	for (i = 0; i < rules.n; i++) {
+		nfsfair_rule_format(&rules.v[i], text, sizeof(text));
+		printf("-A %s\n", text);
+	}
+	free(rules.v);
+	return CTL_OK;
+}
+
+int cmd_classes(struct ctl *c)
+{
+	bool verbose = c->opts & OPT_VERBOSE, exact = c->opts & OPT_EXACT;
+	struct ctl_classes cl;
+	char n[32];
+	int i, ret;
+
+	ret = ctl_classes_dump(c, &cl);
+	if (ret)
+		return ret;
+	print_string(PRINT_FP, NULL, "%-16s weight rules", "class");
+	if (verbose)
+		print_string(PRINT_FP, NULL, "%s", " dispatches conns queued threads");
+	print_nl();
+	open_json_array(NULL);
+	for (i = 0; i < cl.n; i++) {
+		const struct ctl_class *k = &cl.v[i];
+
+		open_json_object(NULL);
+		print_string(PRINT_ANY, "name", "%-16s ", k->name);
+		print_uint(PRINT_ANY, "weight", "%6" PRIu64, k->weight);
+		print_uint(PRINT_ANY, "rules", " %5" PRIu64, k->rules);
+		output_fmt_count(k->dispatches, exact, n, sizeof(n));
+		print_string(PRINT_FP, NULL, verbose ? " %10s" : "", n);
+		print_uint(PRINT_JSON, "dispatches", NULL, k->dispatches);
+		print_uint(when(verbose), "connections", " %5" PRIu64, k->connections);
+		print_uint(when(verbose), "queued", " %6" PRIu64, k->queued);
+		print_uint(when(verbose), "threads", " %7" PRIu64, k->threads);
+		print_uint(PRINT_JSON, "qtime-total-us", NULL, k->qtime_total_us);
+		print_uint(PRINT_JSON, "qtime-max-us", NULL, k->qtime_max_us);
+		close_json_object();
+		print_nl();
+	}
+	close_json_array();
+	output_done();
+	free(cl.v);
+	return CTL_OK;
+}

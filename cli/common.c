@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: GPL-2.0
+/* What the verbs share: kernel errors, sources, positions, table dumps. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netdb.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <netlink/msg.h>
+#include <netlink/attr.h>
+
+#include "ctl.h"
+
+/* Which argument of ours the kernel's complaint is about. */
+static void concerns(struct ctl *c, enum ctl_set set, char *buf, size_t size)
+{
+	int attr = nfsfair_nl_bad_attr(c->nl, NULL, NULL);
+
+	buf[0] = '\0';
+	if (attr < 0)
+		return;
+	if (set == SET_RULE) {
+		switch (attr) {
+		case NFSFAIR_A_RULE_ADDR4:
+		case NFSFAIR_A_RULE_ADDR6:
+		case NFSFAIR_A_RULE_PREFIX_LEN:
+			snprintf(buf, size, " (-s %s)", c->source ? c->source : "");
+			break;
+		case NFSFAIR_A_RULE_CLASS:
+		case NFSFAIR_A_RULE_PER_HOST_LEN:
+			snprintf(buf, size, " (-j %s)", c->target_text ? c->target_text : "");
+			break;
+		case NFSFAIR_A_RULE_POSITION:
+			snprintf(buf, size, " (%s %s)", ctl_verb(c), c->argc ? c->argv[0] : "");
+			break;
+		case NFSFAIR_A_RULE_ORIGIN:
+			snprintf(buf, size, " (--origin %u)", c->origin);
+			break;
+		}
+	} else if (set == SET_CLASS) {
+		if (attr == NFSFAIR_A_CLASS_NAME)
+			snprintf(buf, size, " (%s %s)", ctl_verb(c), c->argc ? c->argv[0] : "");
+		else if (attr == NFSFAIR_A_CLASS_WEIGHT)
+			snprintf(buf, size, " (--weight %u)", c->weight);
+	}
+}
+
+int ctl_kernel_error(struct ctl *c, int err, enum ctl_set set)
+{
+	const char *msg = nfsfair_nl_extack(c->nl);
+	char where[128];
+
+	concerns(c, set, where, sizeof(where));
+	return ctl_error("kernel reports: %s%s", *msg ? msg : strerror(-err), where);
+}
+
+/*
+ * SOURCE as a prefix, or a hostname resolved once to all of its addresses,
+ * IPv4 and IPv6, each its own /32 or /128. Returns 0, or an exit status.
+ */
+int ctl_resolve(const char *source, struct nfsfair_prefix **out, int *n, bool quiet)
+{
+	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM };
+	struct addrinfo *res, *ai;
+	struct nfsfair_prefix *v = NULL, p;
+	char err[NFSFAIR_ERR_LEN], a[INET6_ADDRSTRLEN];
+	int count = 0, i, ret;
+	bool parsed;
+
+	parsed = nfsfair_prefix_parse(source, &p, err) == 0;
+	if (parsed || strchr(source, '/') || strchr(source, ':') ||
+	    strspn(source, "0123456789.") == strlen(source)) {
+		if (!parsed)
+			return ctl_usage_error(NULL, "-s %s", err);
+		*out = malloc(sizeof(p));
+		if (!*out)
+			return ctl_error("out of memory");
+		**out = p;
+		*n = 1;
+		return 0;
+	}
+	ret = getaddrinfo(source, NULL, &hints, &res);
+	if (ret)
+		return ctl_error("-s '%s': %s", source,
+				 ret == EAI_SYSTEM ? strerror(errno) : gai_strerror(ret));
+	for (ai = res; ai; ai = ai->ai_next) {
+		memset(&p, 0, sizeof(p));
+		p.family = ai->ai_family;
+		if (p.family == AF_INET)
+			memcpy(p.addr, &((struct sockaddr_in *)ai->ai_addr)->sin_addr, 4);
+		else if (p.family == AF_INET6)
+			memcpy(p.addr, &((struct sockaddr_in6 *)ai->ai_addr)->sin6_addr, 16);
+		else
+			continue;
+		p.len = nfsfair_family_bits(p.family);
+		for (i = 0; i < count && !nfsfair_prefix_equal(&v[i], &p); i++)
+			;
+		if (i < count)
+			continue;
+		v = realloc(v, (count + 1) * sizeof(*v));
+		if (!v) {
+			freeaddrinfo(res);
+			return ctl_error("out of memory");
+		}
+		v[count++] = p;
+	}
+	freeaddrinfo(res);
+	if (!count)
+		return ctl_error("-s '%s': no IPv4 or IPv6 address", source);
+	if (!quiet) {
+		fprintf(stderr, "%s: '%s' resolved to %d address%s: ", ctl_prog, source, count,
+			count == 1 ? "" : "es");
+		for (i = 0; i < count; i++) {
+			nfsfair_addr_format(v[i].family, v[i].addr, a, sizeof(a));
+			fprintf(stderr, "%s%s", i ? ", " : "", a);
+		}
+		fputc('\n', stderr);
+	}
+	*out = v;
+	*n = count;
+	return 0;
+}
+
+int ctl_position(struct ctl *c, const char *s, uint32_t *pos)
+{
+	uint64_t v;
+
+	if (nfsfair_uint_parse(s, UINT32_MAX, &v) < 0 || v == 0)
+		return ctl_usage_error(c, "%s '%s': a position is a number from 1", ctl_verb(c), s);
+	*pos = v;
+	return 0;
+}
+
+static int rule_cb(struct nlattr **tb, void *arg)
+{
+	struct ctl_rules *rules = arg;
+	struct nfsfair_rule *v;
+
+	v = realloc(rules->v, (rules->n + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	rules->v = v;
+	if (nfsfair_nla_get_rule(tb, &v[rules->n]) < 0)
+		return -EPROTO;
+	rules->n++;
+	return 0;
+}
+
+/* The whole table, in order. Returns 0 or an exit status. */
+int ctl_rules_dump(struct ctl *c, struct ctl_rules *rules)
+{
+	struct nl_msg *msg;
+	int ret;
+
+	rules->v = NULL;
+	rules->n = 0;
+	ret = ctl_nl(c);
+	if (ret)
+		return ret;
+	msg = nfsfair_nl_msg(c->nl, NFSFAIR_CMD_RULE_GET, true);
+	if (!msg)
+		return ctl_error("out of memory");
+	ret = nfsfair_nl_run(c->nl, msg, NFSFAIR_A_RULE_MAX, rule_cb, rules);
+	if (ret < 0) {
+		free(rules->v);
+		rules->v = NULL;
+		return ctl_kernel_error(c, ret, SET_RULE);
+	}
+	return 0;
+}
+
+static int class_cb(struct nlattr **tb, void *arg)
+{
+	struct ctl_classes *cl = arg;
+	struct ctl_class *v, *k;
+
+	if (!tb[NFSFAIR_A_CLASS_NAME])
+		return 0;
+	v = realloc(cl->v, (cl->n + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	cl->v = v;
+	k = &v[cl->n++];
+	memset(k, 0, sizeof(*k));
+	snprintf(k->name, sizeof(k->name), "%s", nla_get_string(tb[NFSFAIR_A_CLASS_NAME]));
+	if (tb[NFSFAIR_A_CLASS_WEIGHT])
+		k->weight = nla_get_u32(tb[NFSFAIR_A_CLASS_WEIGHT]);
+	k->rules = nfsfair_nla_uint(tb[NFSFAIR_A_CLASS_RULES]);
+	k->dispatches = nfsfair_nla_uint(tb[NFSFAIR_A_CLASS_DISPATCHES]);
+	k->connections = nfsfair_nla_uint(tb[NFSFAIR_A_CLASS_CONNECTIONS]);
+	k->queued = nfsfair_nla_uint(tb[NFSFAIR_A_CLASS_QUEUED]);
+	k->qtime_total_us = nfsfair_nla_uint(tb[NFSFAIR_A_CLASS_QTIME_TOTAL_US]);
+	k->qtime_max_us = nfsfair_nla_uint(tb[NFSFAIR_A_CLASS_QTIME_MAX_US]);
+	k->threads = nfsfair_nla_uint(tb[NFSFAIR_A_CLASS_THREADS]);
+	return 0;
+}
+
+int ctl_classes_dump(struct ctl *c, struct ctl_classes *cl)
+{
+	struct nl_msg *msg;
+	int ret;
+
+	cl->v = NULL;
+	cl->n = 0;
+	ret = ctl_nl(c);
+	if (ret)
+		return ret;
+	msg = nfsfair_nl_msg(c->nl, NFSFAIR_CMD_CLASS_GET, true);
+	if (!msg)
+		return ctl_error("out of memory");
+	ret = nfsfair_nl_run(c->nl, msg, NFSFAIR_A_CLASS_MAX, class_cb, cl);
+	if (ret < 0) {
+		free(cl->v);
+		cl->v = NULL;
+		return ctl_kernel_error(c, ret, SET_CLASS);
+	}
+	return 0;
+}
+
+const struct ctl_class *ctl_class_find(const struct ctl_classes *cl, const char *name)
+{
+	int i;
+
+	for (i = 0; i < cl->n; i++)
+		if (!strcmp(cl->v[i].name, name))
+			return &cl->v[i];
+	return NULL;
+}

@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* nfsfair-ctl: the command table's types, and what the verbs share. */
+#ifndef CTL_H
+#define CTL_H
+
+#include "../lib/nfsfair.h"
+
+enum ctl_opt {
+	OPT_SOURCE	= 1 << 0,
+	OPT_TARGET	= 1 << 1,
+	OPT_ORIGIN	= 1 << 2,
+	OPT_NUMERIC	= 1 << 3,
+	OPT_VERBOSE	= 1 << 4,
+	OPT_EXACT	= 1 << 5,
+	OPT_LINE	= 1 << 6,
+	OPT_JSON	= 1 << 7,
+	OPT_WEIGHT	= 1 << 8,
+	OPT_WAIT	= 1 << 9,
+	OPT_COUNT	= 1 << 10,
+	OPT_TEST	= 1 << 11,
+	OPT_NOFLUSH	= 1 << 12,
+	OPT_NETNS	= 1 << 13,
+};
+
+/* Exit statuses */
+#define CTL_OK		0
+#define CTL_FAIL	1
+#define CTL_USAGE	2
+
+struct ctl;
+
+struct ctl_cmd {
+	char letter;		/* -A; 0 for a word verb */
+	const char *name;	/* --append, or the word: "stats" */
+	const char *synopsis;
+	unsigned int required;
+	unsigned int allowed;
+	int args_min, args_max;	/* positional arguments */
+	bool no_kernel;		/* runs without opening the netlink socket */
+	int (*run)(struct ctl *c);
+	const char *help;
+};
+
+struct ctl {
+	const struct ctl_cmd *cmd;
+	unsigned int opts;
+	const char *source;
+	const char *target_text;
+	struct nfsfair_target target;
+	uint8_t origin;
+	uint32_t weight;
+	unsigned int wait;
+	unsigned int count;
+	const char *netns;
+	int argc;		/* positionals, after a word verb */
+	char **argv;
+	struct nfsfair_nl *nl;
+};
+
+/* nfsfair-ctl.c */
+extern const char *ctl_prog;
+const char *ctl_verb(const struct ctl *c);
+int ctl_usage_error(const struct ctl *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+int ctl_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int ctl_nl(struct ctl *c);
+
+/* common.c */
+enum ctl_set { SET_RULE, SET_CLASS, SET_TABLE };
+int ctl_kernel_error(struct ctl *c, int err, enum ctl_set set);
+int ctl_resolve(const char *source, struct nfsfair_prefix **out, int *n, bool quiet);
+int ctl_position(struct ctl *c, const char *s, uint32_t *pos);
+
+struct ctl_rules {
+	struct nfsfair_rule *v;
+	int n;
+};
+int ctl_rules_dump(struct ctl *c, struct ctl_rules *rules);
+
+struct ctl_class {
+	char name[NFSFAIR_NAME_LEN + 1];
+	uint32_t weight;
+	uint64_t rules, dispatches, connections, queued, qtime_total_us, qtime_max_us, threads;
+};
+struct ctl_classes {
+	struct ctl_class *v;
+	int n;
+};
+int ctl_classes_dump(struct ctl *c, struct ctl_classes *classes);
+const struct ctl_class *ctl_class_find(const struct ctl_classes *cl, const char *name);
+
+/* The verbs, by family */
+int cmd_append(struct ctl *c);
+int cmd_insert(struct ctl *c);
+int cmd_replace(struct ctl *c);
+int cmd_delete(struct ctl *c);
+int cmd_check(struct ctl *c);
+int cmd_flush(struct ctl *c);
+int cmd_zero(struct ctl *c);
+int cmd_list(struct ctl *c);
+int cmd_list_rules(struct ctl *c);
+int cmd_class_new(struct ctl *c);
+int cmd_class_set(struct ctl *c);
+int cmd_class_del(struct ctl *c);
+int cmd_classes(struct ctl *c);
+int cmd_stats(struct ctl *c);
+int cmd_explain(struct ctl *c);
+int cmd_monitor(struct ctl *c);
+int cmd_save(struct ctl *c);
+int cmd_restore(struct ctl *c);
+
+#endif /* CTL_H */
