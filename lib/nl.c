@@ -322,6 +322,14 @@ int nfsfair_nl_subscribe(struct nfsfair_nl *nl, const char *group)
 	return nl_socket_add_membership(nl->sk, grp) < 0 ? -EIO : 0;
 }
 
+/* Notifications carry no sequence number of ours. */
+static int no_seq_check(struct nl_msg *msg, void *arg)
+{
+	(void)msg;
+	(void)arg;
+	return NL_OK;
+}
+
 /* Receive notifications until CB returns nonzero (> 0: stop, < 0: error). */
 int nfsfair_nl_listen(struct nfsfair_nl *nl, int maxattr, nfsfair_nl_cb cb, void *arg)
 {
@@ -334,7 +342,7 @@ int nfsfair_nl_listen(struct nfsfair_nl *nl, int maxattr, nfsfair_nl_cb cb, void
 	nlcb = nl_cb_alloc(NL_CB_DEFAULT);
 	if (!nlcb)
 		return -ENOMEM;
-	nl_cb_set(nlcb, NL_CB_SEQ_CHECK, NL_CB_CUSTOM, NULL, NULL);
+	nl_cb_set(nlcb, NL_CB_SEQ_CHECK, NL_CB_CUSTOM, no_seq_check, NULL);
 	nl_cb_set(nlcb, NL_CB_VALID, NL_CB_CUSTOM, on_valid, &run);
 	while (!run.err && !run.done) {
 		ret = nl_recvmsgs(nl->sk, nlcb);

@@ -1,0 +1,81 @@
+#!/bin/bash
+# nfsfair-ctl's command line, natively and without a kernel: usage is
+# checked before any netlink, so every bad invocation exits 2 naming the
+# argument, and restore --test reads a file without touching the table.
+top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/tests/lib/tap.sh"
+ctl=$top/cli/nfsfair-ctl
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+make -s -C "$top/cli" > /dev/null || { echo "1..0 # cli/ does not build"; exit 1; }
+
+# usage STATUS MESSAGE ARGS...: nfsfair-ctl ARGS exits STATUS saying MESSAGE.
+usage() {
+	local want=$1 msg=$2 status
+	shift 2
+	"$ctl" "$@" > "$tmp/out" 2> "$tmp/err"
+	status=$?
+	check "'$*': exit $want, '$msg'" eval '[ $status = "$want" ] && grep -qF -- "$msg" "$tmp/err"' ||
+		diag "status $status: $(cat "$tmp/err")"
+}
+
+usage 2 "nfsfair-ctl: -L does not take -j TARGET" -L -j movers
+usage 2 "nfsfair-ctl: -A needs -s SOURCE" -A -j movers
+usage 2 "nfsfair-ctl: -A needs -j TARGET" -A -s 10.0.0.0/8
+usage 2 "nfsfair-ctl: -s '10.0.0.1/8': host bits set past /8" -A -s 10.0.0.1/8 -j movers
+usage 2 "nfsfair-ctl: -s '10.0.0.0/33': prefix length 33 is past /32" -A -s 10.0.0.0/33 -j movers
+usage 2 "nfsfair-ctl: -s '::/129': prefix length 129 is past /128" -I -s ::/129 -j movers
+usage 2 "nfsfair-ctl: -s '1.2.3': not an IPv4 or IPv6 address" -A -s 1.2.3 -j movers
+usage 2 "nfsfair-ctl: -j 'per-host/0': per-host takes a length from 1 to 128" \
+	-A -s 10.0.0.0/8 -j per-host/0
+usage 2 "nfsfair-ctl: -j 'per-host/64' is past /32 for an IPv4 prefix" \
+	-A -s 10.0.0.0/8 -j per-host/64
+usage 2 "nfsfair-ctl: -N 'a-name-too-long-x': a class name is 1 to 15 bytes" \
+	-N a-name-too-long-x
+usage 2 "nfsfair-ctl: -j 'a-name-too-long-x': a class name is 1 to 15 bytes" \
+	-A -s 10.0.0.0/8 -j a-name-too-long-x
+usage 2 "nfsfair-ctl: unknown option '--line'" -L --line
+usage 2 "nfsfair-ctl: unknown option '--jso'" -L --jso
+usage 2 "nfsfair-ctl: -L and -A cannot be combined" -L -A
+usage 2 "nfsfair-ctl: unknown command 'lst'" lst
+usage 2 "nfsfair-ctl: no command" -v
+usage 2 "nfsfair-ctl: -I 'x': a position is a number from 1" -I x -s 10.0.0.0/8 -j movers
+usage 2 "nfsfair-ctl: -R needs NUM" -R -s 10.0.0.0/8 -j movers
+usage 2 "nfsfair-ctl: -R '0': a position is a number from 1" -R 0 -s 10.0.0.0/8 -j movers
+usage 2 "nfsfair-ctl: -D needs NUM, or -s SOURCE and -j TARGET" -D -s 10.0.0.0/8
+usage 2 "nfsfair-ctl: -D takes NUM or -s SOURCE -j TARGET, not both" -D 1 -s 10.0.0.0/8 -j x
+usage 2 "nfsfair-ctl: -E needs --weight" -E movers
+usage 2 "nfsfair-ctl: --weight '0': a number from 1 to 1000" -N movers --weight 0
+usage 2 "nfsfair-ctl: --origin '256': a number from 0 to 255" -F --origin 256
+usage 2 "nfsfair-ctl: -S does not take --json" -S --json
+usage 2 "nfsfair-ctl: -C does not take --origin" -C -s 10.0.0.0/8 -j x --origin 1
+usage 2 "nfsfair-ctl: stats does not take -s SOURCE" stats -s 10.0.0.0/8
+usage 2 "nfsfair-ctl: stats: unexpected argument 'b'" stats a b
+usage 2 "nfsfair-ctl: explain needs ADDR|HOST" explain
+usage 2 "nfsfair-ctl: -w 'x': a number from 1 to 3600" stats -w x
+usage 2 "nfsfair-ctl: -s needs a value" -A -j movers -s
+
+check "--help exits 0 and lists every verb" eval \
+	'"$ctl" --help > "$tmp/help" && grep -c -e "^  -[AIRDCLSFZNEX]," -e "^  [a-z]" "$tmp/help" | grep -qx 18'
+
+cat > "$tmp/good" <<'SAVE'
+# a comment
+-N movers --weight 2
+-N interactive --weight 1
+
+-A -s ::1/128 -j interactive
+-A -s 127.0.0.2/32 -j movers
+-A -s 10.0.0.0/8 -j per-host/24 --origin 7
+SAVE
+check "restore --test of a good file: 2 classes, 3 rules" eval \
+	'"$ctl" restore --test "$tmp/good" | grep -qx "$tmp/good: 2 classes, 3 rules: OK"'
+sed '6s|.*|-A -s 127.0.0.2/8 -j movers|' "$tmp/good" > "$tmp/bad"
+usage 1 "nfsfair-ctl: $tmp/bad:6: '127.0.0.2/8': host bits set past /8" restore --test "$tmp/bad"
+printf -- '-N a\n-N b --weight x\n' > "$tmp/bad2"
+usage 1 "nfsfair-ctl: $tmp/bad2:2: 'x': a weight is 1 to 1000" restore --test "$tmp/bad2"
+printf -- '-N a\n-N a\n' > "$tmp/bad3"
+usage 1 "nfsfair-ctl: $tmp/bad3:2: class 'a' again (first on line 1)" restore --test "$tmp/bad3"
+check "restore --test from stdin" eval \
+	'"$ctl" restore --test < "$tmp/good" | grep -qx "<stdin>: 2 classes, 3 rules: OK"'
+usage 1 "nfsfair-ctl: $tmp/none: No such file or directory" restore --test "$tmp/none"
+tap_done

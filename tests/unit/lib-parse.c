@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Unit tests of libnfsfair's parsers, natively, as TAP. */
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "../../lib/nfsfair.h"
+
+static int count, failures;
+
+static void ok(int cond, const char *fmt, const char *arg)
+{
+	count++;
+	printf("%s %d - ", cond ? "ok" : "not ok", count);
+	printf(fmt, arg);
+	putchar('\n');
+	if (!cond)
+		failures++;
+}
+
+static const struct {
+	const char *in;
+	const char *out;	/* canonical text, or the error message */
+	int family;
+} prefixes[] = {
+	{ "192.0.2.0/24", "192.0.2.0/24", AF_INET },
+	{ "192.0.2.7", "192.0.2.7/32", AF_INET },
+	{ "0.0.0.0/0", "0.0.0.0/0", AF_INET },
+	{ "10.1.2.3/32", "10.1.2.3/32", AF_INET },
+	{ "2001:db8::/32", "2001:db8::/32", AF_INET6 },
+	{ "::1", "::1/128", AF_INET6 },
+	{ "::/0", "::/0", AF_INET6 },
+	{ "fe80::1/128", "fe80::1/128", AF_INET6 },
+	{ "10.0.0.1/8", "'10.0.0.1/8': host bits set past /8", 0 },
+	{ "10.0.0.0/33", "'10.0.0.0/33': prefix length 33 is past /32", 0 },
+	{ "::/129", "'::/129': prefix length 129 is past /128", 0 },
+	{ "2001:db8::1/64", "'2001:db8::1/64': host bits set past /64", 0 },
+	{ "10.0.0.0/", "'10.0.0.0/': '' is not a prefix length", 0 },
+	{ "10.0.0.0/x", "'10.0.0.0/x': 'x' is not a prefix length", 0 },
+	{ "10.0.0.0/-1", "'10.0.0.0/-1': '-1' is not a prefix length", 0 },
+	{ "10.0.0.0/ 8", "'10.0.0.0/ 8': ' 8' is not a prefix length", 0 },
+	{ "/33", "'/33': not an IPv4 or IPv6 address", 0 },
+	{ "1.2.3", "'1.2.3': not an IPv4 or IPv6 address", 0 },
+	{ "256.0.0.0/8", "'256.0.0.0/8': not an IPv4 or IPv6 address", 0 },
+	{ "host.example", "'host.example': not an IPv4 or IPv6 address", 0 },
+	{ "", "'': not an IPv4 or IPv6 address", 0 },
+};
+
+static void test_prefixes(void)
+{
+	char err[NFSFAIR_ERR_LEN], buf[NFSFAIR_PREFIX_STRLEN], desc[256];
+	struct nfsfair_prefix p;
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++) {
+		err[0] = buf[0] = '\0';
+		ret = nfsfair_prefix_parse(prefixes[i].in, &p, err);
+		if (!ret)
+			nfsfair_prefix_format(&p, buf, sizeof(buf));
+		if (prefixes[i].family) {
+			snprintf(desc, sizeof(desc), "prefix '%s' -> %s", prefixes[i].in,
+				 prefixes[i].out);
+			ok(!ret && p.family == prefixes[i].family &&
+			   !strcmp(buf, prefixes[i].out), "%s", desc);
+		} else {
+			snprintf(desc, sizeof(desc), "prefix '%s' refused: %s", prefixes[i].in,
+				 prefixes[i].out);
+			ok(ret < 0 && !strcmp(err, prefixes[i].out), "%s", desc);
+			if (ret == 0 || strcmp(err, prefixes[i].out))
+				printf("# got: %s\n", ret ? err : buf);
+		}
+	}
+}
+
+static void test_contains(void)
+{
+	struct nfsfair_prefix p, a;
+	char err[NFSFAIR_ERR_LEN];
+
+	nfsfair_prefix_parse("127.0.0.0/8", &p, err);
+	nfsfair_prefix_parse("127.0.0.3", &a, err);
+	ok(nfsfair_prefix_contains(&p, a.family, a.addr), "%s", "127.0.0.0/8 contains 127.0.0.3");
+	nfsfair_prefix_parse("128.0.0.3", &a, err);
+	ok(!nfsfair_prefix_contains(&p, a.family, a.addr), "%s",
+	   "127.0.0.0/8 does not contain 128.0.0.3");
+	nfsfair_prefix_parse("::1", &a, err);
+	ok(!nfsfair_prefix_contains(&p, a.family, a.addr), "%s",
+	   "127.0.0.0/8 does not contain ::1");
+	nfsfair_prefix_parse("0.0.0.0/0", &p, err);
+	nfsfair_prefix_parse("203.0.113.9", &a, err);
+	ok(nfsfair_prefix_contains(&p, a.family, a.addr), "%s", "0.0.0.0/0 contains anything v4");
+}
+
+static const struct {
+	const char *in;
+	int good;
+} targets[] = {
+	{ "movers", 1 }, { "per-host", 1 }, { "per-host/64", 1 }, { "per-host/1", 1 },
+	{ "a15-bytes-name1", 1 }, { "per-host/0", 0 }, { "per-host/129", 0 },
+	{ "per-host/", 0 }, { "per-host/x", 0 }, { "", 0 }, { "a-name-too-long-x", 0 },
+	{ "-movers", 0 }, { "a/b", 0 }, { "per-hostile", 0 },
+};
+
+static void test_targets(void)
+{
+	char err[NFSFAIR_ERR_LEN], desc[128];
+	struct nfsfair_target t;
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < sizeof(targets) / sizeof(targets[0]); i++) {
+		ret = nfsfair_target_parse(targets[i].in, &t, err);
+		snprintf(desc, sizeof(desc), "target '%s' %s", targets[i].in,
+			 targets[i].good ? "parses" : "refused");
+		ok(targets[i].good ? ret == 0 : ret < 0, "%s", desc);
+	}
+}
+
+static const char *const rules[] = {
+	"-s 192.0.2.0/24 -j movers",
+	"-s 10.0.0.0/8 -j per-host",
+	"-s 10.0.0.0/8 -j per-host/24",
+	"-s 2001:db8::/32 -j per-host/64",
+	"-s ::1/128 -j interactive --origin 7",
+	"-s 0.0.0.0/0 -j per-host --origin 255",
+};
+
+/* format(parse(x)) == x, through the save format's -A line. */
+static void test_round_trip(void)
+{
+	char err[NFSFAIR_ERR_LEN], line[256], out[NFSFAIR_RULE_STRLEN];
+	struct nfsfair_line l;
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
+		snprintf(line, sizeof(line), "-A %s\n", rules[i]);
+		ret = nfsfair_line_parse(line, &l, err);
+		out[0] = '\0';
+		if (!ret)
+			nfsfair_rule_format(&l.rule, out, sizeof(out));
+		ok(!ret && l.kind == NFSFAIR_LINE_RULE && !strcmp(out, rules[i]),
+		   "round trip '%s'", rules[i]);
+	}
+}
+
+static const struct {
+	const char *line;
+	const char *err;	/* NULL: parses */
+} lines[] = {
+	{ "-N movers --weight 2", NULL },
+	{ "-N movers", NULL },
+	{ "   # a comment", NULL },
+	{ "", NULL },
+	{ "-A -s 10.0.0.0/8 -j movers # trailing comment", NULL },
+	{ "-N movers --weight 0", "'0': a weight is 1 to 1000" },
+	{ "-N movers --weight 1001", "'1001': a weight is 1 to 1000" },
+	{ "-N", "-N needs a class name" },
+	{ "-N movers --limit 2", "-N does not take '--limit'" },
+	{ "-A -s 10.0.0.1/8 -j movers", "'10.0.0.1/8': host bits set past /8" },
+	{ "-A -s 10.0.0.0/8", "-A needs -j TARGET" },
+	{ "-A -j movers", "-A needs -s PREFIX" },
+	{ "-A -s 10.0.0.0/8 -j per-host/64", "'per-host/64' is past /32 for an IPv4 prefix" },
+	{ "-A -s 10.0.0.0/8 -j movers --origin 256", "'256': an origin is 0 to 255" },
+	{ "-A -s localhost -j movers", "'localhost': not an IPv4 or IPv6 address" },
+	{ "-I -s 10.0.0.0/8 -j movers", "'-I': a line is '-N NAME [--weight W]' or "
+	  "'-A -s PREFIX -j TARGET [--origin O]'" },
+};
+
+static void test_lines(void)
+{
+	char err[NFSFAIR_ERR_LEN], desc[256];
+	struct nfsfair_line l;
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+		err[0] = '\0';
+		ret = nfsfair_line_parse(lines[i].line, &l, err);
+		snprintf(desc, sizeof(desc), "save line '%s': %s", lines[i].line,
+			 lines[i].err ? lines[i].err : "good");
+		ok(lines[i].err ? ret < 0 && !strcmp(err, lines[i].err) : ret == 0, "%s", desc);
+		if (lines[i].err && strcmp(err, lines[i].err))
+			printf("# got: %s\n", err);
+	}
+	nfsfair_line_parse("-N movers --weight 7", &l, err);
+	ok(l.kind == NFSFAIR_LINE_CLASS && !strcmp(l.class, "movers") && l.weight == 7, "%s",
+	   "-N movers --weight 7: name and weight");
+	nfsfair_line_parse("-N movers", &l, err);
+	ok(l.weight == 1, "%s", "-N without --weight: weight 1");
+}
+
+static void test_counts(void)
+{
+	char buf[32];
+
+	output_fmt_count(99999, false, buf, sizeof(buf));
+	ok(!strcmp(buf, "99999"), "%s", "count 99999 stays exact");
+	output_fmt_count(123456, false, buf, sizeof(buf));
+	ok(!strcmp(buf, "123K"), "%s", "count 123456 -> 123K");
+	output_fmt_count(123456789, false, buf, sizeof(buf));
+	ok(!strcmp(buf, "123M"), "%s", "count 123456789 -> 123M");
+	output_fmt_count(123456789, true, buf, sizeof(buf));
+	ok(!strcmp(buf, "123456789"), "%s", "-x: 123456789 exact");
+}
+
+int main(void)
+{
+	test_prefixes();
+	test_contains();
+	test_targets();
+	test_round_trip();
+	test_lines();
+	test_counts();
+	printf("1..%d\n", count);
+	return failures ? 1 : 0;
+}
