@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * nfsfaird's phases after the configuration: resolving members, building
+ * the table the configuration asks for, and applying it to the kernel.
+ */
+#ifndef NFSFAIRD_DAEMON_H
+#define NFSFAIRD_DAEMON_H
+
+#include <time.h>
+
+#include "config.h"
+
+/* resolve.c: hostnames to addresses, keeping the last good answer */
+
+struct res_host {
+	char *name;
+	struct nfsfair_prefix *addrs;	/* /32 and /128, sorted */
+	size_t nr_addrs;
+	bool ok;			/* has ever resolved */
+	time_t resolved_at;		/* last success */
+	char error[NFSFAIR_ERR_LEN];	/* last failure, "" when the last try worked */
+};
+
+struct resolver {
+	struct res_host *hosts;
+	size_t nr_hosts;
+};
+
+enum res_mode {
+	RES_STRICT,	/* loading a configuration: a name that does not exist is an error */
+	RES_REFRESH,	/* re-resolving: any failure keeps the last good answer */
+};
+
+void resolver_free(struct resolver *r);
+int resolve_member(struct resolver *r, struct cfg *cfg, const struct cfg_member *m,
+		   enum res_mode mode, const struct nfsfair_prefix **addrs, size_t *nr);
+void resolver_counts(const struct resolver *r, size_t *ok, size_t *failing);
+
+/* table.c: the state a configuration asks of the kernel */
+
+struct want_class {
+	char name[NFSFAIR_NAME_LEN + 1];
+	uint32_t weight;
+};
+
+struct want {
+	uint8_t origin;
+	struct want_class *classes;
+	size_t nr_classes;
+	struct nfsfair_rule *rules;
+	size_t nr_rules;
+};
+
+void want_free(struct want *w);
+int want_build(struct want *w, struct cfg *cfg, struct resolver *r, enum res_mode mode);
+void want_print(const struct want *w, FILE *fp);
+
+/* apply.c: one atomic replace, and only when something differs */
+
+int apply_want(const struct want *w, bool *changed, char *err);
+
+/* notify.c: the systemd notify protocol, without libsystemd */
+
+void notify(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif /* NFSFAIRD_DAEMON_H */

@@ -1,0 +1,271 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * nfsfaird: keeps the kernel's nfsfair table in step with YAML class
+ * definitions. Loads the configuration, resolves its hostnames, applies
+ * its origin's rules with one atomic replace, then re-resolves on a timer
+ * and reloads on SIGHUP. A bad configuration changes nothing.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "daemon.h"
+
+#define DEFAULT_CONFIG	"/etc/nfsfair/nfsfair.yaml"
+#define DEFAULT_DROPINS	"/etc/nfsfair/conf.d"
+
+struct daemon {
+	const char *config;
+	const char *dropins;
+	unsigned int refresh;	/* seconds between re-resolving */
+	struct cfg cfg;
+	struct resolver res;
+	struct want want;
+	bool have_want;
+	char last_apply[64];
+	char last_error[NFSFAIR_ERR_LEN];
+};
+
+static const char usage[] =
+	"Usage: nfsfaird [OPTION]...\n"
+	"Keep the kernel's nfsfair table in step with YAML class definitions.\n"
+	"\n"
+	"  -c, --config FILE     main file (default " DEFAULT_CONFIG ")\n"
+	"  -d, --conf-dir DIR    drop-ins, *.yaml read in name order after FILE\n"
+	"                        (default " DEFAULT_DROPINS ")\n"
+	"      --check           validate, resolve, print the table it would apply, exit\n"
+	"      --once            apply once and exit\n"
+	"  -f, --foreground      stay in the foreground (systemd runs it so)\n"
+	"  -r, --refresh SECS    re-resolve hostnames every SECS seconds, 10 to 86400\n"
+	"                        (default 300)\n"
+	"  -n, --netns NAME      work on the table of network namespace NAME\n"
+	"  -h, --help            this text\n"
+	"\n"
+	"Exit status: 0 success, 1 configuration or kernel error, 2 usage.\n";
+
+static void status_line(struct daemon *d)
+{
+	size_t ok, failing;
+
+	resolver_counts(&d->res, &ok, &failing);
+	notify("STATUS=%zu classes, %zu rules, %zu/%zu hosts resolved, last apply %s%s%s",
+	       d->want.nr_classes, d->want.nr_rules, ok, ok + failing,
+	       d->last_apply[0] ? d->last_apply : "never",
+	       d->last_error[0] ? ", last error: " : "", d->last_error);
+}
+
+/* Load, check and resolve into a new configuration; the old one stays on error. */
+static int load(struct daemon *d, bool first)
+{
+	struct cfg cfg;
+	struct want want;
+	int ret;
+
+	cfg_init(&cfg, stderr);
+	ret = cfg_load_dir(&cfg, d->config, d->dropins);
+	if (!ret)
+		ret = cfg_check(&cfg);
+	if (!ret)
+		ret = want_build(&want, &cfg, &d->res, RES_STRICT);
+	if (ret) {
+		fprintf(stderr, "nfsfaird: %s has %u error(s): %s\n", d->config, cfg.errors,
+			first ? "nothing applied" : "keeping the previous configuration");
+		snprintf(d->last_error, sizeof(d->last_error), "%s: %u error(s)", d->config,
+			 cfg.errors);
+		if (!ret)
+			want_free(&want);
+		cfg_free(&cfg);
+		return -EINVAL;
+	}
+	if (!first) {
+		cfg_free(&d->cfg);
+		want_free(&d->want);
+	}
+	d->cfg = cfg;
+	d->want = want;
+	d->have_want = true;
+	return 0;
+}
+
+static int apply(struct daemon *d)
+{
+	char err[NFSFAIR_ERR_LEN], when[32];
+	bool changed;
+	time_t now = time(NULL);
+	int ret;
+
+	ret = apply_want(&d->want, &changed, err);
+	strftime(when, sizeof(when), "%H:%M:%S", localtime(&now));
+	if (ret) {
+		fprintf(stderr, "nfsfaird: applying the table failed: %s\n", err);
+		snprintf(d->last_error, sizeof(d->last_error), "%s", err);
+		return ret;
+	}
+	snprintf(d->last_apply, sizeof(d->last_apply), "%s (%s)", when,
+		 changed ? "changed" : "no change");
+	fprintf(stderr, "nfsfaird: %zu classes, %zu rules of origin %u: %s\n",
+		d->want.nr_classes, d->want.nr_rules, d->want.origin,
+		changed ? "applied" : "already in place, nothing written");
+	d->last_error[0] = '\0';
+	return 0;
+}
+
+/* Re-resolve every name; apply only if the answers changed the table. */
+static void refresh(struct daemon *d)
+{
+	struct want want;
+
+	if (want_build(&want, &d->cfg, &d->res, RES_REFRESH)) {
+		want_free(&want);
+		return;
+	}
+	want_free(&d->want);
+	d->want = want;
+	apply(d);
+}
+
+static int run(struct daemon *d, bool foreground)
+{
+	struct pollfd pfd = { .events = POLLIN };
+	struct signalfd_siginfo si;
+	struct timespec ts;
+	sigset_t mask;
+	bool ready = false;
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	pfd.fd = signalfd(-1, &mask, SFD_CLOEXEC);
+	if (pfd.fd < 0) {
+		perror("nfsfaird: signalfd");
+		return 1;
+	}
+	if (!foreground && daemon(0, 1)) {
+		perror("nfsfaird: daemon");
+		return 1;
+	}
+	for (;;) {
+		if (!ready && !apply(d)) {
+			/* READY only once the kernel has the configured table. */
+			notify("READY=1");
+			ready = true;
+		}
+		status_line(d);
+		if (poll(&pfd, 1, ready ? (int)d->refresh * 1000 : 5000) < 0 && errno != EINTR)
+			return 1;
+		if (!(pfd.revents & POLLIN)) {
+			if (ready)
+				refresh(d);
+			continue;
+		}
+		if (read(pfd.fd, &si, sizeof(si)) != sizeof(si))
+			continue;
+		if (si.ssi_signo != SIGHUP) {
+			notify("STOPPING=1");
+			return 0;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		notify("RELOADING=1\nMONOTONIC_USEC=%llu",
+		       (unsigned long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000);
+		fprintf(stderr, "nfsfaird: reloading %s\n", d->config);
+		if (!load(d, false))
+			apply(d);
+		notify("READY=1");
+	}
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "conf-dir", required_argument, NULL, 'd' },
+		{ "check", no_argument, NULL, 'C' },
+		{ "once", no_argument, NULL, 'O' },
+		{ "foreground", no_argument, NULL, 'f' },
+		{ "refresh", required_argument, NULL, 'r' },
+		{ "netns", required_argument, NULL, 'n' },
+		{ "help", no_argument, NULL, 'h' },
+		{}
+	};
+	struct daemon d = {
+		.config = DEFAULT_CONFIG, .dropins = DEFAULT_DROPINS, .refresh = 300,
+	};
+	bool check = false, once = false, foreground = false;
+	char err[NFSFAIR_ERR_LEN], *end;
+	const char *netns = NULL;
+	unsigned long v;
+	int c, ret;
+
+	while ((c = getopt_long(argc, argv, "c:d:fr:n:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			d.config = optarg;
+			break;
+		case 'd':
+			d.dropins = optarg;
+			break;
+		case 'C':
+			check = true;
+			break;
+		case 'O':
+			once = true;
+			break;
+		case 'f':
+			foreground = true;
+			break;
+		case 'r':
+			v = strtoul(optarg, &end, 10);
+			if (!*optarg || *end || v < 10 || v > 86400) {
+				fprintf(stderr, "nfsfaird: --refresh '%s': seconds from 10 to 86400\n",
+					optarg);
+				return 2;
+			}
+			d.refresh = v;
+			break;
+		case 'n':
+			netns = optarg;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return 0;
+		default:
+			fputs(usage, stderr);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "nfsfaird: unexpected argument '%s'\n", argv[optind]);
+		return 2;
+	}
+	if (check && once) {
+		fprintf(stderr, "nfsfaird: --check and --once do not go together\n");
+		return 2;
+	}
+	if (netns && nfsfair_netns_enter(netns, err)) {
+		fprintf(stderr, "nfsfaird: %s\n", err);
+		return 1;
+	}
+	if (load(&d, true))
+		return 1;
+	if (check) {
+		want_print(&d.want, stdout);
+		ret = 0;
+	} else if (once) {
+		ret = apply(&d) ? 1 : 0;
+	} else {
+		ret = run(&d, foreground);
+	}
+	want_free(&d.want);
+	cfg_free(&d.cfg);
+	resolver_free(&d.res);
+	return ret;
+}

@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Members to addresses. A literal address or prefix needs no lookup. A
+ * hostname resolves to all its IPv4 and IPv6 addresses, each a /32 or
+ * /128; the answer is kept, and when a later lookup fails the last good
+ * answer stays in use. While loading a configuration, a name that does
+ * not exist is an error in the file; a resolver that does not answer is
+ * not (the name is skipped until it answers, and said so).
+ */
+#define _GNU_SOURCE	/* EAI_NODATA */
+#include <errno.h>
+#include <netdb.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+
+#include "daemon.h"
+
+void resolver_free(struct resolver *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->nr_hosts; i++) {
+		free(r->hosts[i].name);
+		free(r->hosts[i].addrs);
+	}
+	free(r->hosts);
+	memset(r, 0, sizeof(*r));
+}
+
+static struct res_host *host_get(struct resolver *r, const char *name)
+{
+	struct res_host *v;
+	size_t i;
+
+	for (i = 0; i < r->nr_hosts; i++)
+		if (!strcmp(r->hosts[i].name, name))
+			return &r->hosts[i];
+	v = realloc(r->hosts, (r->nr_hosts + 1) * sizeof(*v));
+	if (!v)
+		return NULL;
+	r->hosts = v;
+	v = &r->hosts[r->nr_hosts];
+	memset(v, 0, sizeof(*v));
+	v->name = strdup(name);
+	if (!v->name)
+		return NULL;
+	r->nr_hosts++;
+	return v;
+}
+
+static int cmp_prefix(const void *a, const void *b)
+{
+	const struct nfsfair_prefix *x = a, *y = b;
+
+	if (x->family != y->family)
+		return x->family == AF_INET ? -1 : 1;
+	return memcmp(x->addr, y->addr, sizeof(x->addr));
+}
+
+/* getaddrinfo into a sorted, duplicate-free list; returns its EAI_ code. */
+static int lookup(const char *name, struct nfsfair_prefix **out, size_t *nr)
+{
+	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM };
+	struct addrinfo *res, *ai;
+	struct nfsfair_prefix *v = NULL, p;
+	size_t n = 0, i;
+	int ret;
+
+	ret = getaddrinfo(name, NULL, &hints, &res);
+	if (ret)
+		return ret;
+	for (ai = res; ai; ai = ai->ai_next) {
+		memset(&p, 0, sizeof(p));
+		p.family = ai->ai_family;
+		if (ai->ai_family == AF_INET) {
+			memcpy(p.addr, &((struct sockaddr_in *)ai->ai_addr)->sin_addr, 4);
+			p.len = 32;
+		} else if (ai->ai_family == AF_INET6) {
+			memcpy(p.addr, &((struct sockaddr_in6 *)ai->ai_addr)->sin6_addr, 16);
+			p.len = 128;
+		} else {
+			continue;
+		}
+		for (i = 0; i < n && cmp_prefix(&v[i], &p); i++)
+			;
+		if (i < n)
+			continue;
+		v = realloc(v, (n + 1) * sizeof(*v));
+		if (!v) {
+			freeaddrinfo(res);
+			return EAI_MEMORY;
+		}
+		v[n++] = p;
+	}
+	freeaddrinfo(res);
+	qsort(v, n, sizeof(*v), cmp_prefix);
+	*out = v;
+	*nr = n;
+	return n ? 0 : EAI_NODATA;
+}
+
+static bool permanent(int eai)
+{
+	return eai == EAI_NONAME || eai == EAI_NODATA;
+}
+
+/**
+ * resolve_member - the addresses a member stands for
+ * @r: the resolver, keeping answers between calls
+ * @cfg: for reporting errors at the member's mark
+ * @m: the member
+ * @mode: RES_STRICT while loading a configuration, RES_REFRESH after
+ * @addrs: set to the addresses (owned by @r, or static for literals)
+ * @nr: set to how many; 0 when a name has never resolved
+ *
+ * Return: 0, or -EINVAL when @m is in error (reported at its mark).
+ */
+int resolve_member(struct resolver *r, struct cfg *cfg, const struct cfg_member *m,
+		   enum res_mode mode, const struct nfsfair_prefix **addrs, size_t *nr)
+{
+	static struct nfsfair_prefix literal;
+	char err[NFSFAIR_ERR_LEN];
+	struct nfsfair_prefix *v;
+	struct res_host *h;
+	size_t n;
+	int eai;
+
+	if (!nfsfair_prefix_parse(m->text, &literal, err)) {
+		*addrs = &literal;
+		*nr = 1;
+		return 0;
+	}
+	h = host_get(r, m->text);
+	if (!h)
+		return -ENOMEM;
+	eai = lookup(m->text, &v, &n);
+	if (!eai) {
+		free(h->addrs);
+		h->addrs = v;
+		h->nr_addrs = n;
+		h->ok = true;
+		h->resolved_at = time(NULL);
+		h->error[0] = '\0';
+	} else {
+		snprintf(h->error, sizeof(h->error), "%s", gai_strerror(eai));
+		if (mode == RES_STRICT && permanent(eai) && !h->ok) {
+			cfg_error(cfg, &m->mark, "'%s': %s", m->text, gai_strerror(eai));
+			return -EINVAL;
+		}
+		fprintf(stderr, "nfsfaird: %s: %s, %s\n", m->text, gai_strerror(eai),
+			h->ok ? "keeping its last addresses" : "skipping it until it resolves");
+	}
+	*addrs = h->addrs;
+	*nr = h->nr_addrs;
+	return 0;
+}
+
+void resolver_counts(const struct resolver *r, size_t *ok, size_t *failing)
+{
+	size_t i;
+
+	*ok = *failing = 0;
+	for (i = 0; i < r->nr_hosts; i++) {
+		if (r->hosts[i].error[0])
+			(*failing)++;
+		else
+			(*ok)++;
+	}
+}
