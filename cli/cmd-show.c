@@ -23,7 +23,7 @@ static void print_rule(struct ctl *c, const struct nfsfair_rule *r)
 	print_uint(when(c->opts & OPT_LINE), "position", "%-5" PRIu64, r->position);
 	print_string(PRINT_FP, NULL, verbose ? "%8s " : "", n);
 	print_uint(PRINT_JSON, "hits", NULL, r->hits);
-	print_uint(when(verbose), "origin", "%-6" PRIu64, r->origin);
+	print_uint(when(verbose), "origin", "%-7" PRIu64, r->origin);
 	print_string(PRINT_ANY, "target", "%-16s ", tgt);
 	if (r->target.kind == NFSFAIR_TARGET_CLASS)
 		print_string(PRINT_JSON, "class", NULL, r->target.class);

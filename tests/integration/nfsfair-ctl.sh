@@ -1,0 +1,208 @@
+#!/bin/bash
+# Inside the guest: nfsfair-ctl against the real nfsfair family. Every
+# verb; bad inputs refused with a clear message and the table left as it
+# was; save/flush/restore round trip; concurrent restores never mixed;
+# hostnames; and stats/explain with real NFS traffic from 127.0.0.2 (a
+# class) and 127.0.0.3 (per-host, nconnect=4).
+top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/tests/lib/tap.sh"
+. "$top/tests/uml/guest-lib.sh"
+
+ctl=$top/cli/nfsfair-ctl
+work=/run/nfsfair-ctl
+mkdir -p $work /run/nfsfair/b /run/nfsfair/c
+
+# state: what an admin reads back, to compare before and after.
+state() { "$ctl" -S; "$ctl" classes; }
+
+# refused DESC STATUS MESSAGE ARGS...: nfsfair-ctl ARGS exits STATUS,
+# saying MESSAGE, and the table reads back the same.
+refused() {
+	local desc=$1 want=$2 msg=$3 before after status
+	shift 3
+	before=$(state)
+	"$ctl" "$@" > $work/out 2> $work/err
+	status=$?
+	check "$desc: exit $want, '$msg'" eval '[ $status = $want ] && grep -qF -- "$msg" $work/err' ||
+		diag "status $status: $(cat $work/err)"
+	after=$(state)
+	check "$desc: table unchanged" [ "$before" = "$after" ]
+}
+
+json_len() { python3 -c 'import json,sys; print(len(json.load(sys.stdin)))'; }
+
+require "nfsd starts" nfsd_start 8
+add_source_addr 127.0.0.2
+add_source_addr 127.0.0.3
+require "-L answers on an empty table" eval '"$ctl" -L > /dev/null'
+
+# Classes
+check "-N movers --weight 2" "$ctl" -N movers --weight 2
+check "-N interactive" "$ctl" -N interactive
+check "-N scratch" "$ctl" -N scratch
+check "-E scratch --weight 9" "$ctl" -E scratch --weight 9
+check "classes shows scratch with weight 9" eval '"$ctl" classes | grep -qE "^scratch +9 +0$"'
+check "-X scratch" "$ctl" -X scratch
+check "classes --json: two classes" eval '[ "$("$ctl" classes --json | json_len)" = 2 ]'
+
+# Rules
+check "-A -s 127.0.0.2 -j movers" "$ctl" -A -s 127.0.0.2 -j movers
+check "-A -s 127.0.0.0/8 -j per-host" "$ctl" -A -s 127.0.0.0/8 -j per-host
+check "-I 1 -s ::1 -j interactive" "$ctl" -I 1 -s ::1 -j interactive
+check "-A -s 10.0.0.0/8 -j per-host/24 --origin 7" "$ctl" -A -s 10.0.0.0/8 -j per-host/24 --origin 7
+"$ctl" -L -v --line-numbers > $work/list
+cat > $work/want <<'LIST'
+num      hits origin target           source
+1           0 0      interactive      ::1/128
+2           0 0      movers           127.0.0.2/32
+3           0 0      per-host         127.0.0.0/8
+4           0 7      per-host/24      10.0.0.0/8
+LIST
+check "-L -v --line-numbers: the four rules in order" diff -u $work/want $work/list ||
+	sed 's/^/# /' $work/list
+check "-L --json: four rules, the second movers" eval \
+	'"$ctl" -L --json | python3 -c "import json,sys; r=json.load(sys.stdin); assert len(r) == 4 and r[1][\"class\"] == \"movers\" and r[3][\"per-host-len\"] == 24"'
+check "-C finds -s 127.0.0.2 -j movers" "$ctl" -C -s 127.0.0.2 -j movers
+check "-C: no -s 127.0.0.9 -j movers, exit 1" eval '"$ctl" -C -s 127.0.0.9 -j movers 2> /dev/null; [ $? = 1 ]'
+check "-R 4 -s 10.0.0.0/8 -j movers --origin 7" "$ctl" -R 4 -s 10.0.0.0/8 -j movers --origin 7
+check "-S shows the replaced rule" eval '"$ctl" -S | sed -n 4p | grep -qx -- "-A -s 10.0.0.0/8 -j movers --origin 7"'
+check "-D -s 10.0.0.0/8 -j movers" "$ctl" -D -s 10.0.0.0/8 -j movers
+check "-D 1" "$ctl" -D 1
+want='-A -s 127.0.0.2/32 -j movers
+-A -s 127.0.0.0/8 -j per-host'
+check "-S: two rules left" [ "$("$ctl" -S)" = "$want" ]
+check "-S output feeds back: -F then each line" eval \
+	'"$ctl" -S > $work/rules && "$ctl" -F && while read -r l; do eval "\"$ctl\" $l" || exit 1; done < $work/rules && [ "$("$ctl" -S)" = "$want" ]'
+
+# Refusals
+refused "malformed prefix" 2 "-s '10.0.0': not an IPv4 or IPv6 address" -A -s 10.0.0 -j movers
+refused "host bits set" 2 "-s '10.0.0.1/8': host bits set past /8" -A -s 10.0.0.1/8 -j movers
+refused "IPv4 /33" 2 "prefix length 33 is past /32" -A -s 10.0.0.0/33 -j movers
+refused "IPv6 /129" 2 "prefix length 129 is past /128" -A -s ::/129 -j movers
+refused "unknown class" 1 "kernel reports: no class 'nope' (-j nope)" -A -s 10.0.0.0/8 -j nope
+refused "position out of range" 1 "kernel reports: position 9 is past the table's 2 rule(s) (-I 9)" \
+	-I 9 -s 10.0.0.0/8 -j movers
+refused "-D position out of range" 1 "kernel reports:" -D 7
+refused "class name too long" 2 "'a-name-too-long-x': a class name is 1 to 15 bytes" \
+	-N a-name-too-long-x
+refused "class exists" 1 "kernel reports:" -N movers
+refused "class in use" 1 "kernel reports: class 'movers' is the target of 1 rule(s) (-X movers)" \
+	-X movers
+refused "unresolvable host" 1 "-s 'no-such-host.invalid':" -A -s no-such-host.invalid -j movers
+refused "usage: -L with -j" 2 "nfsfair-ctl: -L does not take -j TARGET" -L -j movers
+
+# Hostnames: localhost from the host's /etc/hosts, each address its own rule.
+"$ctl" -A -s localhost -j interactive 2> $work/err
+check "-A -s localhost says what it resolved to" grep -q "'localhost' resolved to" $work/err
+diag "$(cat $work/err)"
+check "-S has a /32 or /128 rule per address of localhost" eval \
+	'for a in $(sed "s/.*: //; s/,//g" $work/err); do "$ctl" -S | grep -qE -- "-s $a/(32|128) -j interactive$" || exit 1; done'
+check "-C -s localhost -j interactive" "$ctl" -C -s localhost -j interactive 2> /dev/null
+check "-D -s localhost -j interactive" "$ctl" -D -s localhost -j interactive 2> /dev/null
+check "-S back to two rules" [ "$("$ctl" -S)" = "$want" ]
+
+# save, -F, restore
+"$ctl" -A -s 10.9.0.0/16 -j per-host/24 --origin 7
+"$ctl" save > $work/saved
+check "save: classes, then rules" eval '[ "$(head -c 3 $work/saved)" = "-N " ] && grep -q -- "--origin 7" $work/saved'
+check "-F" "$ctl" -F
+check "-F leaves no rules" [ -z "$("$ctl" -S)" ]
+check "restore gives the table back" "$ctl" restore $work/saved
+check "save after restore is identical" diff -u $work/saved <("$ctl" save)
+check "-F --origin 7 keeps origin 0" eval '"$ctl" -F --origin 7 && [ "$("$ctl" -S)" = "$want" ]'
+check "restore from stdin" eval '"$ctl" restore < $work/saved && diff $work/saved <("$ctl" save)'
+sed 's|^-A -s 127.0.0.0/8.*|-A -s 127.0.0.0/8 -j missing|' $work/saved > $work/bad
+line=$(grep -n missing $work/bad | cut -d: -f1)
+refused "restore naming a missing class" 1 "$work/bad:$line: no class 'missing'" restore $work/bad
+sed 's|^-A -s 127.0.0.0/8.*|-A -s 127.0.0.1/8 -j movers|' $work/saved > $work/bad
+refused "restore with a bad prefix" 1 "$work/bad:$line: '127.0.0.1/8': host bits set past /8" \
+	restore $work/bad
+check "restore --test changes nothing" eval \
+	'"$ctl" -F --origin 7 && "$ctl" restore --test $work/saved > /dev/null && [ "$("$ctl" -S)" = "$want" ]'
+"$ctl" restore $work/saved
+
+# Two restores at once: afterwards the table is one file or the other.
+"$ctl" -N bulk --weight 5
+"$ctl" -A -s 192.0.2.0/24 -j bulk --origin 3
+"$ctl" -R 1 -s 127.0.0.2 -j interactive
+"$ctl" save > $work/other
+"$ctl" restore $work/saved
+check "the two files differ" eval '! cmp -s $work/saved $work/other'
+mixed=0
+for i in 1 2 3 4 5; do
+	"$ctl" restore $work/saved & a=$!
+	"$ctl" restore $work/other & b=$!
+	wait $a; sa=$?
+	wait $b; sb=$?
+	"$ctl" save > $work/now
+	if [ $sa != 0 ] || [ $sb != 0 ] || ! { cmp -s $work/now $work/saved || cmp -s $work/now $work/other; }; then
+		mixed=$((mixed + 1))
+		diag "round $i: status $sa $sb"; sed 's/^/# /' $work/now
+	fi
+done
+check "5 rounds of concurrent restores: never a mix" [ $mixed = 0 ]
+"$ctl" restore $work/saved
+check "restore removes classes the file lacks (bulk)" eval '! "$ctl" classes | grep -q "^bulk "'
+
+# monitor
+"$ctl" monitor --count 2 > $work/monitor &
+mon=$!
+sleep 1
+"$ctl" -E interactive --weight 3
+"$ctl" -E interactive --weight 1
+wait $mon
+check "monitor --count 2: two generations, one apart" eval \
+	'[ $(wc -l < $work/monitor) = 2 ] && [ $(($(sed -n 2p $work/monitor | cut -d" " -f2) - $(sed -n 1p $work/monitor | cut -d" " -f2))) = 1 ]' ||
+	diag "$(cat $work/monitor)"
+
+# --netns: each namespace has a table of its own.
+if ip netns add ctltest 2> /dev/null; then
+	check "--netns: a class in another namespace" "$ctl" --netns ctltest -N elsewhere
+	check "--netns: a rule there" "$ctl" --netns ctltest -A -s 198.51.100.0/24 -j elsewhere
+	check "--netns: the rule is listed there" eval \
+		'"$ctl" --netns ctltest -S | grep -qx -- "-A -s 198.51.100.0/24 -j elsewhere"'
+	check "--netns: and not here" eval '! "$ctl" -S | grep -q 198.51.100'
+	ip netns del ctltest
+fi
+refused "--netns with no such namespace" 1 "network namespace 'nope'" --netns nope -L
+
+# Real traffic: stats and explain
+check "-Z" "$ctl" -Z
+require "mount vers=3 from 127.0.0.2 (movers)" mount -t nfs -o vers=3 \
+	"127.0.0.2:$nfsfair_export" /run/nfsfair/b
+require "mount nconnect=4 from 127.0.0.3 (per-host)" mount -t nfs -o vers=3,nconnect=4 \
+	"127.0.0.3:$nfsfair_export" /run/nfsfair/c
+load() {
+	local i
+	for i in 1 2 3 4 5 6; do
+		dd if=/dev/zero of="$1/f$i" bs=64k count=32 conv=fsync status=none
+	done
+}
+load /run/nfsfair/b & lb=$!
+load /run/nfsfair/c & lc=$!
+"$ctl" stats -w 1 > $work/stats
+wait $lb $lc
+sed 's/^/# /' $work/stats
+check "stats: movers has dispatches/s > 0 under load" \
+	awk '$1 == "movers" && $3 + 0 > 0 { found = 1 } END { exit !found }' $work/stats
+check "stats fits 80 columns" eval '[ $(wc -L < $work/stats) -le 80 ]'
+check "stats --json: one document, movers dispatched" eval \
+	'"$ctl" stats --json | python3 -c "import json,sys; s=json.load(sys.stdin); assert any(c[\"class\"] == \"movers\" for c in s[\"classes\"])"'
+check "stats movers -w 1 --count 2: two screens" eval \
+	'[ $("$ctl" stats movers -w 1 --count 2 | grep -c "^movers ") = 2 ]'
+"$ctl" explain 127.0.0.3 > $work/explain
+sed 's/^/# /' $work/explain
+check "explain 127.0.0.3: the per-host rule" \
+	grep -q "^127.0.0.3: rule 2 (-s 127.0.0.0/8 -j per-host) -> per-host" $work/explain
+check "explain 127.0.0.3: its client, 4 connections" \
+	grep -q "client per-host 127.0.0.3/32: connections 4 " $work/explain
+check "explain 127.0.0.2: movers, 1 connection" eval \
+	'"$ctl" explain 127.0.0.2 | grep -q "client class movers: connections 1 "'
+check "explain 203.0.113.9 --json: no rule, default" eval \
+	'"$ctl" explain 203.0.113.9 --json | python3 -c "import json,sys; e=json.load(sys.stdin)[0]; assert e[\"position\"] is None and e[\"target\"] == \"default\""'
+"$ctl" -L -v --line-numbers > $work/list
+sed 's/^/# /' $work/list
+check "-L -v: hits counted on the per-host rule" \
+	awk '$1 == 2 && $2 + 0 >= 4 { found = 1 } END { exit !found }' $work/list
+umount /run/nfsfair/b /run/nfsfair/c
+tap_done
