@@ -14,7 +14,7 @@ UNIT_SUITES := $(sort $(wildcard tests/unit/*.sh))
 INTEGRATION_SUITES := $(sort $(wildcard tests/integration/*.sh))
 SUITES := $(UNIT_SUITES) tests/kunit/run $(INTEGRATION_SUITES) tests/bench/smoke.sh
 
-.PHONY: all help deps kernel kernel-baseline export-series netlink-gen userspace check bench \
+.PHONY: all help deps kernel kernel-baseline export-series netlink-gen userspace check bench fuzz \
 	demo clean distclean
 
 all: kernel userspace
@@ -28,6 +28,7 @@ help:
 	@echo "make userspace        build lib/, cli/, daemon/ and tests/load/"
 	@echo "make check            build what is needed and run every test suite"
 	@echo "make bench            the fairness tables, baseline against nfsfair (build/bench/)"
+	@echo "make fuzz             fuzz nfsfaird's YAML loader for FUZZ_SECONDS (600)"
 	@echo "make demo             boot the patched kernel and show nfsfair at work"
 	@echo "make clean            remove build products but keep the unpacked trees"
 	@echo "make distclean        remove build/ entirely"
@@ -55,6 +56,10 @@ check: kernel kernel-baseline userspace
 
 bench: kernel kernel-baseline userspace
 	@tests/bench/fairness $(BENCH_ARGS)
+
+FUZZ_SECONDS ?= 600
+fuzz: userspace
+	@tests/fuzz/run $(FUZZ_SECONDS)
 
 demo: kernel
 	@demo/run

@@ -292,6 +292,11 @@ static void class_pair(struct parse *ps, int key, yaml_node_t *value, void *arg)
 	switch (key) {
 	case CLASS_NAME:
 	case CLASS_ADD_TO:
+		/* Given, even if wrong: "needs 'name'" would be a second error. */
+		if (key == CLASS_NAME)
+			cc->name = value;
+		else
+			cc->add_to = value;
 		if (!scalar(value) || nfsfair_class_name_check(scalar(value), err)) {
 			node_error(ps, value, "'%s' must be a class name of 1 to %d characters",
 				   class_keys[key], NFSFAIR_NAME_LEN);
@@ -299,10 +304,6 @@ static void class_pair(struct parse *ps, int key, yaml_node_t *value, void *arg)
 		}
 		snprintf(cc->c->name, sizeof(cc->c->name), "%s", scalar(value));
 		cc->c->mark = mark_of(ps, value);
-		if (key == CLASS_NAME)
-			cc->name = value;
-		else
-			cc->add_to = value;
 		break;
 	case CLASS_WEIGHT:
 		n = integer(ps, value, "weight", 1, NFSFAIR_WEIGHT_MAX);
@@ -348,6 +349,8 @@ static void class(struct parse *ps, yaml_node_t *node)
 			   "a class needs 'name' (to define it) or 'add-to' (to extend one)");
 		goto drop;
 	}
+	if (!c.name[0])
+		goto drop;	/* reported */
 	c.defines = cc.name;
 	prev = cfg_class_find(cfg, c.name);
 	if (c.defines && prev) {
@@ -457,8 +460,12 @@ int cfg_load_buffer(struct cfg *cfg, const char *name, const unsigned char *data
 			.column = parser.problem_mark.column + 1,
 		};
 
-		cfg_error(cfg, &m, "YAML: %s%s%s", parser.problem,
-			  parser.context ? " " : "", parser.context ? parser.context : "");
+		if (parser.context)
+			cfg_error(cfg, &m, "YAML: %s %s opened at line %zu, column %zu",
+				  parser.problem, parser.context, parser.context_mark.line + 1,
+				  parser.context_mark.column + 1);
+		else
+			cfg_error(cfg, &m, "YAML: %s", parser.problem);
 		yaml_parser_delete(&parser);
 		return -EINVAL;
 	}
