@@ -5,6 +5,8 @@
 
 #include "../lib/nfsfair.h"
 
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
 enum ctl_opt {
 	OPT_SOURCE	= 1 << 0,
 	OPT_TARGET	= 1 << 1,

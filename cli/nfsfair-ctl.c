@@ -32,7 +32,8 @@ static const struct ctl_cmd ctl_cmds[] = {
 		.help = "Insert a rule at position NUM (default 1)",
 	},
 	{
-		.letter = 'R', .name = "replace", .synopsis = "NUM -s SOURCE -j TARGET [--origin O]",
+		.letter = 'R', .name = "replace",
+		.synopsis = "NUM -s SOURCE -j TARGET [--origin O]",
 		.required = RULE_SPEC, .allowed = RULE_SPEC | OPT_ORIGIN | ANY,
 		.args_min = 1, .args_max = 1, .run = cmd_replace,
 		.help = "Replace the rule at position NUM",
@@ -48,7 +49,8 @@ static const struct ctl_cmd ctl_cmds[] = {
 		.help = "Exit 0 if the rule is in the table, 1 if not",
 	},
 	{
-		.letter = 'L', .name = "list", .synopsis = "[-n] [-v] [-x] [--line-numbers] [--json]",
+		.letter = 'L', .name = "list",
+		.synopsis = "[-n] [-v] [-x] [--line-numbers] [--json]",
 		.allowed = OPT_NUMERIC | OPT_VERBOSE | OPT_EXACT | OPT_LINE | OPT_JSON | ANY,
 		.run = cmd_list, .help = "List the rules in order",
 	},
@@ -103,7 +105,8 @@ static const struct ctl_cmd ctl_cmds[] = {
 	},
 	{
 		.name = "save", .synopsis = "",
-		.allowed = ANY, .run = cmd_save, .help = "Print classes and rules in the restore format",
+		.allowed = ANY, .run = cmd_save,
+		.help = "Print classes and rules in the restore format",
 	},
 	{
 		.name = "restore", .synopsis = "[--test] [--noflush] [FILE]",
@@ -112,7 +115,7 @@ static const struct ctl_cmd ctl_cmds[] = {
 	},
 };
 
-#define NCMDS (sizeof(ctl_cmds) / sizeof(ctl_cmds[0]))
+#define NCMDS ARRAY_SIZE(ctl_cmds)
 
 static const struct {
 	unsigned int opt;
@@ -293,13 +296,27 @@ static int parse_opt(struct ctl *c, int opt)
 			return -EINVAL;
 		}
 		return 0;
-	case 'n': c->opts |= OPT_NUMERIC; return 0;
-	case 'v': c->opts |= OPT_VERBOSE; return 0;
-	case 'x': c->opts |= OPT_EXACT; return 0;
-	case LONG_LINE: c->opts |= OPT_LINE; return 0;
-	case LONG_JSON: c->opts |= OPT_JSON; return 0;
-	case LONG_TEST: c->opts |= OPT_TEST; return 0;
-	case LONG_NOFLUSH: c->opts |= OPT_NOFLUSH; return 0;
+	case 'n':
+		c->opts |= OPT_NUMERIC;
+		return 0;
+	case 'v':
+		c->opts |= OPT_VERBOSE;
+		return 0;
+	case 'x':
+		c->opts |= OPT_EXACT;
+		return 0;
+	case LONG_LINE:
+		c->opts |= OPT_LINE;
+		return 0;
+	case LONG_JSON:
+		c->opts |= OPT_JSON;
+		return 0;
+	case LONG_TEST:
+		c->opts |= OPT_TEST;
+		return 0;
+	case LONG_NOFLUSH:
+		c->opts |= OPT_NOFLUSH;
+		return 0;
 	case 'w':
 		c->opts |= OPT_WAIT;
 		if (number_arg("-w", optarg, 1, 3600, &v) < 0)
@@ -341,7 +358,7 @@ static int check_opts(struct ctl *c)
 	const struct ctl_cmd *d = c->cmd;
 	unsigned int i;
 
-	for (i = 0; i < sizeof(opt_names) / sizeof(opt_names[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(opt_names); i++) {
 		if ((c->opts & opt_names[i].opt) && !(d->allowed & opt_names[i].opt))
 			return ctl_usage_error(c, "%s does not take %s", ctl_verb(c),
 					       opt_names[i].text);

@@ -37,7 +37,7 @@ int nfsfair_class_name_check(const char *name, char *err)
 	}
 	if (!strncmp(name, "per-host", 8) || name[0] == '-' || strpbrk(name, " \t\n/#")) {
 		snprintf(err, NFSFAIR_ERR_LEN,
-			 "'%s': a class name cannot start with '-' or 'per-host', nor hold '/', '#' or spaces",
+			 "'%s': a class name starts with neither '-' nor 'per-host', and has no '/', '#' or space",
 			 name);
 		return -EINVAL;
 	}
