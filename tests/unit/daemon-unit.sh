@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# The systemd unit passes systemd-analyze verify (with our binary and
+# man pages standing in for the installed ones), and the man pages render
+# with no groff warnings.
+top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/tests/lib/tap.sh"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+mkdir -p "$tmp/man/man5" "$tmp/man/man8"
+cp "$top/daemon/nfsfaird.8" "$tmp/man/man8/"
+cp "$top/daemon/nfsfair.yaml.5" "$tmp/man/man5/"
+sed "s|/usr/sbin/nfsfaird|$top/daemon/nfsfaird|" "$top/systemd/nfsfaird.service" \
+	> "$tmp/nfsfaird.service"
+verify() { MANPATH="$tmp/man" systemd-analyze verify "$tmp/nfsfaird.service" 2>&1; }
+out=$(verify)
+check "systemd-analyze verify nfsfaird.service: clean" [ -z "$out" ] || diag "$out"
+unit=$top/systemd/nfsfaird.service
+check "Type=notify" grep -qx 'Type=notify' "$unit"
+check "ExecReload sends SIGHUP" grep -qx 'ExecReload=/bin/kill -HUP $MAINPID' "$unit"
+check "ordered before nfs-server.service" \
+	grep -qx 'Before=nfs-server.service' "$unit"
+check "only CAP_NET_ADMIN" \
+	grep -qx 'CapabilityBoundingSet=CAP_NET_ADMIN' "$unit"
+for page in daemon/nfsfaird.8 daemon/nfsfair.yaml.5; do
+	out=$(groff -man -Tutf8 -ww -z "$top/$page" 2>&1)
+	check "$page renders without warnings" [ -z "$out" ] || diag "$out"
+done
+tap_done
