@@ -120,6 +120,11 @@ refused "restore with a bad prefix" 1 "$work/bad:$line: '127.0.0.1/8': host bits
 check "restore --test changes nothing" eval \
 	'"$ctl" -F --origin 7 && "$ctl" restore --test $work/saved > /dev/null && [ "$("$ctl" -S)" = "$want" ]'
 "$ctl" restore $work/saved
+printf -- '-N extra --weight 4\n-A -s 198.18.0.0/15 -j extra --origin 9\n' > $work/noflush
+check "restore --noflush adds origin 9 and keeps the rest" eval \
+	'"$ctl" restore --noflush $work/noflush && diff <(cat $work/saved; sed 1d $work/noflush) <("$ctl" save | grep -v "^-N extra")'
+check "restore without --noflush drops origin 9 and class extra" eval \
+	'"$ctl" restore $work/saved && diff $work/saved <("$ctl" save)'
 
 # Two restores at once: afterwards the table is one file or the other.
 "$ctl" -N bulk --weight 5
