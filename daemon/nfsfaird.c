@@ -30,7 +30,8 @@ struct daemon {
 	struct want want;
 	bool have_want;
 	char last_apply[64];
-	char last_error[NFSFAIR_ERR_LEN];
+	char last_error[NFSFAIR_ERR_LEN];	/* of the last apply */
+	char load_error[NFSFAIR_ERR_LEN];	/* of the last load, until one works */
 };
 
 static const char usage[] =
@@ -53,12 +54,13 @@ static const char usage[] =
 static void status_line(struct daemon *d)
 {
 	size_t ok, failing;
+	const char *error = d->load_error[0] ? d->load_error : d->last_error;
 
 	resolver_counts(&d->res, &ok, &failing);
 	notify("STATUS=%zu classes, %zu rules, %zu/%zu hosts resolved, last apply %s%s%s",
 	       d->want.nr_classes, d->want.nr_rules, ok, ok + failing,
 	       d->last_apply[0] ? d->last_apply : "never",
-	       d->last_error[0] ? ", last error: " : "", d->last_error);
+	       *error ? ", last error: " : "", error);
 }
 
 /* Load, check and resolve into a new configuration; the old one stays on error. */
@@ -77,7 +79,7 @@ static int load(struct daemon *d, bool first)
 	if (ret) {
 		fprintf(stderr, "nfsfaird: %s has %u error(s): %s\n", d->config, cfg.errors,
 			first ? "nothing applied" : "keeping the previous configuration");
-		snprintf(d->last_error, sizeof(d->last_error), "%s: %u error(s)", d->config,
+		snprintf(d->load_error, sizeof(d->load_error), "%s: %u error(s)", d->config,
 			 cfg.errors);
 		if (!ret)
 			want_free(&want);
@@ -91,6 +93,7 @@ static int load(struct daemon *d, bool first)
 	d->cfg = cfg;
 	d->want = want;
 	d->have_want = true;
+	d->load_error[0] = '\0';
 	return 0;
 }
 
