@@ -1,27 +1,46 @@
 #!/bin/bash
-# The demo, inside the guest: nfsd on the nfsfair kernel, one client with
-# one connection and one with four, and the connections each one holds.
+# The demo, inside the guest: nfsd with 16 threads; on the nfsfair kernel,
+# nfsfaird loads etc/nfsfair.yaml (hostnames from demo/hosts); then a
+# greedy mover with 16 connections from its two addresses runs against
+# two interactive clients with one connection each. Writes the load
+# generator's report to OUT.
+#   guest.sh nfsfair|baseline OUT
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/tests/uml/guest-lib.sh"
+kernel=$1 out=$2
+ctl=$top/cli/nfsfair-ctl
 
 step() { printf '\n== %s\n' "$*"; }
 
-step "kernel $(uname -r), starting nfsd with 8 threads"
-nfsd_start 8
-add_source_addr 127.0.0.2
-add_source_addr 127.0.0.3
+step "$(uname -r): nfsd with 16 threads"
+nfsd_start 16 > /dev/null
+for a in 2 3 10 11; do add_source_addr 127.0.0.$a; done
 
-step "mounting: 127.0.0.2 with one connection, 127.0.0.3 with nconnect=4"
-mkdir -p /run/demo/a /run/demo/b
-mount -t nfs -o vers=3,nconnect=1,clientaddr=127.0.0.2 127.0.0.2:"$nfsfair_export" /run/demo/a
-mount -t nfs -o vers=3,nconnect=4 127.0.0.3:"$nfsfair_export" /run/demo/b
-dd if=/dev/zero of=/run/demo/a/one bs=1M count=4 status=none
-dd if=/dev/zero of=/run/demo/b/four bs=1M count=4 status=none
+if [ "$kernel" = nfsfair ]; then
+	mount --bind "$top/demo/hosts" /etc/hosts
+	step "nfsfaird -c etc/nfsfair.yaml -d demo/conf.d"
+	"$top/daemon/nfsfaird" --foreground -c "$top/etc/nfsfair.yaml" \
+		-d "$top/demo/conf.d" 2>&1 | sed 's/^/  /' &
+	for i in $(seq 50); do
+		"$ctl" -C -s 127.0.0.10 -j movers 2>/dev/null && break
+		sleep 0.2
+	done
+	step "nfsfair-ctl -L -v --line-numbers"
+	"$ctl" -L -v --line-numbers | sed 's/^/  /'
+fi
 
-step "connections to nfsd (port 2049) by peer address"
-peers_of_port 2049 | sort | uniq -c | awk '{ printf "  %-12s %d connection(s)\n", $2, $1 }'
-echo
-echo "Today's nfsd gives each connection a turn, so 127.0.0.3 gets four turns"
-echo "to 127.0.0.2's one. nfsfair makes the admin's table decide who is one client."
-umount /run/demo/a /run/demo/b
+step "load: mover1 (16 connections from 127.0.0.10 and .11) against alice and bob"
+"$top/tests/load/nfsfair-load" \
+	--group mover-nic1:127.0.0.10:8:16 --group mover-nic2:127.0.0.11:8:16 \
+	--group alice:127.0.0.2:1:4 --group bob:127.0.0.3:1:4 \
+	--hold-us 10000 --jitter 50 --warmup 1 --duration 10 --json > "$out" &
+load=$!
+if [ "$kernel" = nfsfair ]; then
+	sleep 3
+	step "nfsfair-ctl stats -w 2, while it runs"
+	"$ctl" stats -w 2 | sed 's/^/  /'
+	step "nfsfair-ctl explain mover1.example.org"
+	"$ctl" explain mover1.example.org | sed 's/^/  /'
+fi
+wait $load
