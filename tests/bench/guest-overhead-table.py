@@ -1,0 +1,186 @@
+#!/usr/bin/python3
+"""Inside the nfsfair guest, real time: the classifier's table-change cost.
+   guest-overhead-table.py CTL OUT.json REPEATS
+
+1. 10,000 rules, loaded into an empty table and then replaced by a
+   different 10,000 rules, two ways:
+   - `nfsfair-ctl restore FILE`, the admin's way. nfsfair-ctl builds each
+     table-replace in one libnl message of the default size (4 KiB, about
+     120 rules), so the file spreads the rules over 100 origins: one
+     restore, 100 table-replaces under its lock, not one atomic replace.
+   - one table-replace message with all the rules (one atomic replace),
+     encoded beforehand with the kernel's ynl library and sent on a socket
+     whose send buffer is raised (SO_SNDBUFFORCE): the time is the send
+     and the kernel's ack only.
+2. Time to open 200 TCP connections to nfsd from 127.0.0.2, each carrying
+   one NFSv3 NULL call (so nfsd has accepted, and so classified, the
+   connection before the reply comes back), then closing them, with
+   tables of 1, 1,000 and 100,000 rules (one table-replace message each).
+   The non-matching /32s come first and 127.0.0.0/8 per-host last, so the
+   connection's rule is the table's last.
+Each timing REPEATS times. nfsd must be running and 127.0.0.2 a source
+address (guest-overhead.sh).
+"""
+import json, os, socket, struct, subprocess, sys, time
+
+ctl, out, repeats = sys.argv[1], sys.argv[2], int(sys.argv[3])
+TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+TMP = "/run/overhead-tables"
+os.makedirs(TMP, exist_ok=True)
+sys.path.insert(0, os.path.join(TOP, "build/linux/tools/net/ynl"))
+from lib import YnlFamily  # noqa: E402
+from lib.ynl import NlMsgs  # noqa: E402
+
+ynl = YnlFamily(os.path.join(TOP, "netlink-spec/nfsfair.yaml"),
+		os.path.join(TOP, "build/linux/Documentation/netlink/genetlink.yaml"))
+ynl.sock.setsockopt(socket.SOL_SOCKET, 32, 256 << 20)  # SO_SNDBUFFORCE
+OP = ynl.ops["table-replace"]
+
+
+def addr(base, i):
+	# distinct /32s below BASE.0.0.0/8
+	return f"{base}.{(i >> 16) & 255}.{(i >> 8) & 255}.{i & 255}"
+
+
+def rules(n, base, last_per_host):
+	nfill = n - 1 if last_per_host else n
+	v = [(addr(base, i), 32, "movers") for i in range(nfill)]
+	if last_per_host:
+		v.append(("127.0.0.0", 8, None))
+	return v
+
+
+def write_file(name, v, per_origin=100):
+	path = os.path.join(TMP, name)
+	with open(path, "w") as f:
+		f.write("-N movers --weight 1\n")
+		for i, (a, plen, cls) in enumerate(v):
+			o = i // per_origin
+			tgt = cls or "per-host"
+			f.write(f"-A -s {a}/{plen} -j {tgt}" + (f" --origin {o}" if o else "") + "\n")
+	return path
+
+
+def encode(v, seq):
+	rl = []
+	for a, plen, cls in v:
+		r = {"addr4": socket.inet_aton(a), "prefix-len": plen}
+		if cls:
+			r["class"] = cls
+		else:
+			r["per-host-len"] = 32
+		rl.append(r)
+	return ynl._encode_message(OP, {"origin": 0, "class": [{"name": "movers", "weight": 1}],
+				      "rule": rl}, None, seq)
+
+
+SEQ = [1000]
+
+
+def replace_msg(msg):
+	"""Send one encoded table-replace, wait for the ack: seconds."""
+	t = time.perf_counter()
+	ynl.sock.send(msg, 0)
+	while True:
+		reply = ynl.sock.recv(131072)
+		done = False
+		for m in NlMsgs(reply):
+			if m.error:
+				raise SystemExit(f"table-replace: error {m.error} {m.extack}")
+			if m.done:
+				done = True
+		if done:
+			break
+	return time.perf_counter() - t
+
+
+def replace(v):
+	SEQ[0] += 1
+	return replace_msg(encode(v, SEQ[0]))
+
+
+def restore(path):
+	t = time.perf_counter()
+	r = subprocess.run([ctl, "restore", path], stdout=subprocess.PIPE,
+			   stderr=subprocess.STDOUT, text=True)
+	if r.returncode:
+		raise SystemExit(f"restore {path} failed: {r.stdout.strip()}")
+	return time.perf_counter() - t
+
+
+def nrules():
+	r = subprocess.run([ctl, "-L", "-n", "--json"], stdout=subprocess.PIPE, text=True, check=True)
+	return len(json.loads(r.stdout))
+
+
+def flush():
+	subprocess.run([ctl, "restore", "/dev/null"], check=True)
+
+
+def null_call():
+	body = struct.pack(">IIIIII", 0x1234, 0, 2, 100003, 3, 0) + struct.pack(">IIII", 0, 0, 0, 0)
+	return struct.pack(">I", 0x80000000 | len(body)) + body
+
+
+CALL = null_call()
+
+
+def recv_exact(s, n):
+	b = b""
+	while len(b) < n:
+		c = s.recv(n - len(b))
+		if not c:
+			raise IOError("nfsd closed the connection")
+		b += c
+	return b
+
+
+def accept_loop(n=200):
+	t = time.perf_counter()
+	for _ in range(n):
+		s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+		s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+		s.bind(("127.0.0.2", 0))
+		s.connect(("127.0.0.1", 2049))
+		s.sendall(CALL)
+		mark = struct.unpack(">I", recv_exact(s, 4))[0]
+		recv_exact(s, mark & 0x7fffffff)
+		s.close()
+	return time.perf_counter() - t
+
+
+res = {"notes": []}
+
+# 1. 10,000 rules: load into an empty table, then replace by others.
+va, vb = rules(10000, 10, False), rules(10000, 11, False)
+fa, fb = write_file("t10k-a", va), write_file("t10k-b", vb)
+r = {"ctl_load_s": [], "ctl_replace_s": [], "msg_load_s": [], "msg_replace_s": []}
+for _ in range(repeats):
+	flush()
+	r["ctl_load_s"].append(restore(fa))
+	r["ctl_replace_s"].append(restore(fb))
+	r["ctl_rules_loaded"] = nrules()
+	flush()
+	ma, mb = encode(va, 1), encode(vb, 2)
+	r["msg_bytes"] = len(ma)
+	r["msg_load_s"].append(replace_msg(ma))
+	r["msg_replace_s"].append(replace_msg(mb))
+	r["msg_rules_loaded"] = nrules()
+res["restore"] = r
+print("restore:", json.dumps(r), flush=True)
+
+# 2. accept cost vs table size
+flush()
+accept_loop(20)  # warm the path
+res["accept"] = {}
+for n in (1, 1000, 100000):
+	flush()
+	dt = replace(rules(n, 12, True))
+	got = nrules()
+	times = [accept_loop(200) for _ in range(repeats)]
+	res["accept"][str(n)] = {"rules_loaded": got, "replace_s": dt, "conns": 200, "s": times}
+	print(f"accept: {n} rules ({got} loaded): {times}", flush=True)
+
+with open(out + ".tmp", "w") as f:
+	json.dump(res, f, indent=1)
+os.rename(out + ".tmp", out)
