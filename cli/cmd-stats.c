@@ -16,11 +16,12 @@ static void print_class(const struct ctl_class *now, const struct ctl_class *the
 	double share = total ? 100.0 * d / total : 0;
 
 	open_json_object(NULL);
-	print_string(PRINT_ANY, "class", "%-16s", now->name);
+	print_string(PRINT_ANY, "class", "%-15s", now->name);
 	print_float(PRINT_ANY, "share-pct", " %5.1f%%", share);
-	print_float(PRINT_ANY, "dispatches-per-s", " %9.1f", (double)d / wait);
+	print_float(PRINT_ANY, "dispatches-per-s", " %8.1f", (double)d / wait);
 	print_uint(PRINT_JSON, "dispatches", NULL, d);
-	print_uint(PRINT_ANY, "connections", " %6" PRIu64, now->connections);
+	print_uint(PRINT_ANY, "connections", " %5" PRIu64, now->connections);
+	print_uint(PRINT_ANY, "peers", " %5" PRIu64, now->peers);
 	print_uint(PRINT_ANY, "queued", " %6" PRIu64, now->queued);
 	if (d)
 		print_float(PRINT_ANY, "wait-avg-ms", " %7.3fms", q / 1000.0 / d);
@@ -47,7 +48,7 @@ static int screen(struct ctl *c, const struct ctl_classes *now, const struct ctl
 	print_uint(PRINT_ANY, "interval", "every %" PRIu64 "s: ", c->wait);
 	print_uint(PRINT_ANY, "dispatches", "%" PRIu64 " dispatches to classes\n", total);
 	print_string(PRINT_FP, NULL, "%s\n",
-		     "class             share    disp/s  conns queued  wait-avg  wait-max threads");
+		     "class            share   disp/s conns peers queued  wait-avg  wait-max threads");
 	open_json_array("classes");
 	for (i = 0; i < now->n; i++) {
 		k = &now->v[i];

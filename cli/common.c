@@ -193,6 +193,7 @@ static int class_cb(struct nlattr **tb, void *arg)
 	k->qtime_total_us = nfsfair_nla_uint(tb[NFSFAIR_A_CLASS_QTIME_TOTAL_US]);
 	k->qtime_max_us = nfsfair_nla_uint(tb[NFSFAIR_A_CLASS_QTIME_MAX_US]);
 	k->threads = nfsfair_nla_uint(tb[NFSFAIR_A_CLASS_THREADS]);
+	k->peers = nfsfair_nla_uint(tb[NFSFAIR_A_CLASS_PEERS]);
 	return 0;
 }
 

@@ -83,6 +83,7 @@ struct ctl_class {
 	char name[NFSFAIR_NAME_LEN + 1];
 	uint32_t weight;
 	uint64_t rules, dispatches, connections, queued, qtime_total_us, qtime_max_us, threads;
+	uint64_t peers;
 };
 struct ctl_classes {
 	struct ctl_class *v;

@@ -86,10 +86,11 @@ check "movers: one connection (from the mount made after the rule)" \
 	[ "$(field "$reply" connections)" = 1 ]
 check "movers: dispatches counted ($(field "$reply" dispatches))" \
 	[ "$(field "$reply" dispatches)" -gt 10 ]
+check "movers: one peer address" [ "$(field "$reply" peers)" = 1 ]
 clients=$(ynl --dump client-get)
 diag "clients: $clients"
-check "client-get: 127.0.0.3/32 is one per-host client with 4 connections" \
-	grep -q '"kind": "per-host", "addr4": "127.0.0.3", "prefix-len": 32, "connections": 4' <<< "$clients"
+check "client-get: 127.0.0.3/32 is one per-host client with 4 connections, 1 peer" \
+	grep -q '"kind": "per-host", "addr4": "127.0.0.3", "prefix-len": 32, "connections": 4, "dispatches": [0-9]*, "queued": [0-9]*, "peers": 1}' <<< "$clients"
 check "client-get: the movers class is one client" \
 	grep -q '"kind": "class", "class": "movers", "connections": 1' <<< "$clients"
 events=$(fair_events_during ls -l /run/nfsfair/c)
