@@ -192,7 +192,7 @@ static int replace_origin(struct ctl *c, const struct restore *rs, int origin, b
 	struct nl_msg *msg;
 	int ret, attr, index, line;
 
-	msg = nfsfair_nl_msg(c->nl, NFSFAIR_CMD_TABLE_REPLACE, false);
+	msg = nfsfair_nl_msg_big(c->nl, NFSFAIR_CMD_TABLE_REPLACE);
 	if (!msg)
 		return ctl_error("out of memory");
 	if ((first && nla_put_u64(msg, NFSFAIR_A_TABLE_GENERATION, gen) < 0) ||

@@ -101,7 +101,7 @@ static bool same(const struct want *w, const struct have *h)
 
 static struct nl_msg *replace_msg(struct nfsfair_nl *nl, const struct want *w, uint64_t gen)
 {
-	struct nl_msg *msg = nfsfair_nl_msg(nl, NFSFAIR_CMD_TABLE_REPLACE, false);
+	struct nl_msg *msg = nfsfair_nl_msg_big(nl, NFSFAIR_CMD_TABLE_REPLACE);
 	struct nlattr *nest;
 	size_t i;
 

@@ -95,7 +95,11 @@ typedef int (*nfsfair_nl_cb)(struct nlattr **tb, void *arg);
 int nfsfair_netns_enter(const char *name, char *err);
 int nfsfair_nl_open(struct nfsfair_nl **nlp, char *err);
 void nfsfair_nl_close(struct nfsfair_nl *nl);
+/* Big enough for a whole table-replace at the kernel's caps. */
+#define NFSFAIR_NL_MSG_MAX	(8 << 20)
+
 struct nl_msg *nfsfair_nl_msg(struct nfsfair_nl *nl, uint8_t cmd, bool dump);
+struct nl_msg *nfsfair_nl_msg_big(struct nfsfair_nl *nl, uint8_t cmd);
 int nfsfair_nl_run(struct nfsfair_nl *nl, struct nl_msg *msg, int maxattr,
 		   nfsfair_nl_cb cb, void *arg);
 int nfsfair_nl_subscribe(struct nfsfair_nl *nl, const char *group);

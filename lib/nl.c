@@ -122,10 +122,12 @@ void nfsfair_nl_close(struct nfsfair_nl *nl)
 	free(nl);
 }
 
-struct nl_msg *nfsfair_nl_msg(struct nfsfair_nl *nl, uint8_t cmd, bool dump)
+/*
+ * A request for CMD, room for a few attributes; nfsfair_nl_msg_big() for
+ * a whole table (131072 rules of about 32 bytes fit in 8 MiB).
+ */
+static struct nl_msg *msg_put(struct nfsfair_nl *nl, struct nl_msg *msg, uint8_t cmd, bool dump)
 {
-	struct nl_msg *msg = nlmsg_alloc();
-
 	if (!msg)
 		return NULL;
 	if (!genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, nl->family, 0,
@@ -134,6 +136,16 @@ struct nl_msg *nfsfair_nl_msg(struct nfsfair_nl *nl, uint8_t cmd, bool dump)
 		return NULL;
 	}
 	return msg;
+}
+
+struct nl_msg *nfsfair_nl_msg_big(struct nfsfair_nl *nl, uint8_t cmd)
+{
+	return msg_put(nl, nlmsg_alloc_size(NFSFAIR_NL_MSG_MAX), cmd, false);
+}
+
+struct nl_msg *nfsfair_nl_msg(struct nfsfair_nl *nl, uint8_t cmd, bool dump)
+{
+	return msg_put(nl, nlmsg_alloc(), cmd, dump);
 }
 
 /* Which of our attributes sits at byte OFF of the request we sent. */
@@ -264,6 +276,20 @@ static struct nl_cb *run_cb(struct nl_run *run)
 }
 
 /*
+ * The kernel refuses a request longer than the socket's send buffer: raise
+ * it for a big table (SO_SNDBUFFORCE, as root may; else as far as wmem_max).
+ */
+static void grow_sndbuf(struct nfsfair_nl *nl, uint32_t len)
+{
+	int fd = nl_socket_get_fd(nl->sk), size = 2 * len + 4096;
+
+	if (len < 65536)
+		return;
+	if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &size, sizeof(size)))
+		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof(size));
+}
+
+/*
  * Send MSG (consumed) and receive until the ack or the end of the dump,
  * calling CB for each reply. Returns 0, or the kernel's -errno with its
  * message in nfsfair_nl_extack().
@@ -290,6 +316,7 @@ int nfsfair_nl_run(struct nfsfair_nl *nl, struct nl_msg *msg, int maxattr,
 		ret = -ENOMEM;
 		goto free_msg;
 	}
+	grow_sndbuf(nl, nlmsg_hdr(msg)->nlmsg_len);
 	ret = nl_send_auto(nl->sk, msg);
 	if (ret < 0) {
 		ret = -EIO;

@@ -210,4 +210,17 @@ sed 's/^/# /' $work/list
 check "-L -v: hits counted on the per-host rule" \
 	awk '$1 == 2 && $2 + 0 >= 4 { found = 1 } END { exit !found }' $work/list
 umount /run/nfsfair/b /run/nfsfair/c
+
+# A big table goes in one table-replace: 20,000 rules in one origin.
+{
+	echo "-N big"
+	for i in $(seq 0 19999); do
+		echo "-A -s 10.$((i / 256)).$((i % 256)).0/24 -j big --origin 5"
+	done
+} > $work/big.save
+check "restore --noflush of 20,000 rules in one origin" "$ctl" restore --noflush $work/big.save
+check "all 20,000 are in the table, in order" \
+	eval '[ "$("$ctl" -S | grep -c -- "--origin 5$")" = 20000 ] &&
+	      "$ctl" -S | grep -- "--origin 5$" | tail -1 | grep -q "^-A -s 10.78.31.0/24 -j big"'
+check "flush origin 5" "$ctl" -F --origin 5
 tap_done

@@ -136,6 +136,16 @@ check "the mount's connection is counted in class movers" grep -q '"connections"
 	<<< "$(ynl --do class-get --json '{"name": "movers"}')"
 umount "$dir/mnt"
 
+# A big configuration goes in one table-replace too.
+{
+	printf 'origin: 20\nclasses:\n  - name: bulk\n    members:\n'
+	for i in $(seq 0 2999); do echo "      - 10.1.$((i / 256)).$((i % 256))"; done
+} > "$dir/big.yaml"
+check "--once with 3,000 members (origin 20)" \
+	"$nfsfaird" --once -c "$dir/big.yaml" -d "$dir/conf.d"
+check "3,000 rules of origin 20 in the table" \
+	[ "$(ynl --dump rule-get | grep -o '"origin": 20' | wc -l)" = 3000 ]
+
 kill $daemon; wait $daemon 2>/dev/null
 check "SIGTERM: STOPPING=1" wait_for '^STOPPING=1' "$dir/notify.log"
 kill $listener 2>/dev/null
