@@ -14,7 +14,8 @@ UNIT_SUITES := $(sort $(wildcard tests/unit/*.sh))
 INTEGRATION_SUITES := $(sort $(wildcard tests/integration/*.sh))
 SUITES := $(UNIT_SUITES) tests/kunit/run $(INTEGRATION_SUITES) tests/bench/smoke.sh
 
-.PHONY: all help deps kernel kernel-baseline export-series netlink-gen userspace check bench fuzz \
+.PHONY: all help deps kernel kernel-baseline export-series netlink-gen userspace check bench \
+	bench-overhead bench-real-client fuzz \
 	demo clean distclean
 
 all: kernel userspace
@@ -28,6 +29,8 @@ help:
 	@echo "make userspace        build lib/, cli/, daemon/ and tests/load/"
 	@echo "make check            build what is needed and run every test suite"
 	@echo "make bench            the fairness tables, baseline against nfsfair (build/bench/)"
+	@echo "make bench-overhead   the dispatch path's cost, and table changes, in real time"
+	@echo "make bench-real-client  a kernel NFS client walking and reading, alone and loaded"
 	@echo "make fuzz             fuzz nfsfaird's YAML loader for FUZZ_SECONDS (600)"
 	@echo "make demo             boot the patched kernel and show nfsfair at work"
 	@echo "make clean            remove build products but keep the unpacked trees"
@@ -56,6 +59,12 @@ check: kernel kernel-baseline userspace
 
 bench: kernel kernel-baseline userspace
 	@tests/bench/fairness $(BENCH_ARGS)
+
+bench-overhead: kernel kernel-baseline userspace
+	@tests/bench/overhead $(BENCH_ARGS)
+
+bench-real-client: kernel kernel-baseline userspace
+	@tests/bench/real-client $(BENCH_ARGS)
 
 FUZZ_SECONDS ?= 600
 fuzz: userspace
