@@ -18,13 +18,20 @@ struct res_host {
 	size_t nr_addrs;
 	bool ok;			/* has ever resolved */
 	time_t resolved_at;		/* last success */
+	unsigned int ttl;		/* DNS records' shortest TTL; 0: not from DNS */
+	unsigned int failures;		/* lookups failed in a row */
+	time_t due;			/* CLOCK_MONOTONIC seconds of the next lookup */
 	char error[NFSFAIR_ERR_LEN];	/* last failure, "" when the last try worked */
 };
 
 struct resolver {
 	struct res_host *hosts;
 	size_t nr_hosts;
+	unsigned int refresh;		/* most seconds between lookups of a name */
 };
+
+/* Fewest seconds between lookups of a name, whatever its records' TTL. */
+#define RES_MIN_INTERVAL	10
 
 enum res_mode {
 	RES_STRICT,	/* loading a configuration: a name that does not exist is an error */
@@ -35,6 +42,8 @@ void resolver_free(struct resolver *r);
 int resolve_member(struct resolver *r, struct cfg *cfg, const struct cfg_member *m,
 		   enum res_mode mode, const struct nfsfair_prefix **addrs, size_t *nr);
 void resolver_counts(const struct resolver *r, size_t *ok, size_t *failing);
+time_t resolver_due(const struct resolver *r);
+time_t resolver_now(void);
 
 /* table.c: the state a configuration asks of the kernel */
 

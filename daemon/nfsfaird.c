@@ -44,7 +44,8 @@ static const char usage[] =
 	"      --check           validate, resolve, print the table it would apply, exit\n"
 	"      --once            apply once and exit\n"
 	"  -f, --foreground      stay in the foreground (systemd runs it so)\n"
-	"  -r, --refresh SECS    re-resolve hostnames every SECS seconds, 10 to 86400\n"
+	"  -r, --refresh SECS    re-resolve a hostname when its DNS records expire, and\n"
+	"                        at least every SECS seconds, 10 to 86400\n"
 	"                        (default 300)\n"
 	"  -n, --netns NAME      work on the table of network namespace NAME\n"
 	"  -h, --help            this text\n"
@@ -141,6 +142,8 @@ static int run(struct daemon *d, bool foreground)
 	struct timespec ts;
 	sigset_t mask;
 	bool ready = false;
+	time_t due;
+	int timeout;
 
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGHUP);
@@ -163,7 +166,12 @@ static int run(struct daemon *d, bool foreground)
 			ready = true;
 		}
 		status_line(d);
-		if (poll(&pfd, 1, ready ? (int)d->refresh * 1000 : 5000) < 0 && errno != EINTR)
+		/* Until the first apply works, retry it every 5 s. */
+		due = resolver_due(&d->res);
+		timeout = !ready ? 5 : due ? (int)(due - resolver_now()) : (int)d->refresh;
+		if (timeout < 1)
+			timeout = 1;
+		if (poll(&pfd, 1, timeout * 1000) < 0 && errno != EINTR)
 			return 1;
 		if (!(pfd.revents & POLLIN)) {
 			if (ready)
@@ -257,6 +265,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "nfsfaird: %s\n", err);
 		return 1;
 	}
+	d.res.refresh = d.refresh;
 	if (load(&d, true))
 		return 1;
 	if (check) {

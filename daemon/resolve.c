@@ -6,10 +6,18 @@
  * answer stays in use. While loading a configuration, a name that does
  * not exist is an error in the file; a resolver that does not answer is
  * not (the name is skipped until it answers, and said so).
+ *
+ * A name is looked up again when its DNS records expire (the shortest
+ * TTL of its A and AAAA answers), no sooner than RES_MIN_INTERVAL and no
+ * later than the refresh interval; a name from the hosts file, which has
+ * no TTL, at the refresh interval. A failing name is retried after 10,
+ * 20, 40... seconds, up to the refresh interval.
  */
 #define _GNU_SOURCE	/* EAI_NODATA */
+#include <arpa/nameser.h>
 #include <errno.h>
 #include <netdb.h>
+#include <resolv.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -101,6 +109,63 @@ static int lookup(const char *name, struct nfsfair_prefix **out, size_t *nr)
 	return n ? 0 : EAI_NODATA;
 }
 
+time_t resolver_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec;
+}
+
+/* The shortest TTL of NAME's A and AAAA records; 0 when DNS has none. */
+static unsigned int dns_ttl(const char *name)
+{
+	static const int types[] = { ns_t_a, ns_t_aaaa };
+	unsigned char answer[4096];
+	struct __res_state st;
+	unsigned int ttl = 0;
+	ns_msg msg;
+	ns_rr rr;
+	int i, k, n;
+
+	memset(&st, 0, sizeof(st));
+	if (res_ninit(&st))
+		return 0;
+	for (i = 0; i < 2; i++) {
+		n = res_nquery(&st, name, ns_c_in, types[i], answer, sizeof(answer));
+		if (n < 0 || ns_initparse(answer, n, &msg))
+			continue;
+		for (k = 0; k < ns_msg_count(msg, ns_s_an); k++)
+			if (!ns_parserr(&msg, ns_s_an, k, &rr) && (int)ns_rr_type(rr) == types[i] &&
+			    (!ttl || ns_rr_ttl(rr) < ttl))
+				ttl = ns_rr_ttl(rr);
+	}
+	res_nclose(&st);
+	return ttl;
+}
+
+static unsigned int clamp_interval(const struct resolver *r, unsigned int s)
+{
+	unsigned int most = r->refresh ? r->refresh : 300;
+
+	return s < RES_MIN_INTERVAL ? RES_MIN_INTERVAL : s > most ? most : s;
+}
+
+/**
+ * resolver_due - when the next name is due for a lookup
+ * Return: CLOCK_MONOTONIC seconds, or 0 when there are no names.
+ */
+time_t resolver_due(const struct resolver *r)
+{
+	time_t due = 0;
+	size_t i;
+
+	for (i = 0; i < r->nr_hosts; i++)
+		if (!due || r->hosts[i].due < due)
+			due = r->hosts[i].due;
+	return due;
+}
+
 static bool permanent(int eai)
 {
 	return eai == EAI_NONAME || eai == EAI_NODATA;
@@ -143,8 +208,14 @@ int resolve_member(struct resolver *r, struct cfg *cfg, const struct cfg_member 
 		h->ok = true;
 		h->resolved_at = time(NULL);
 		h->error[0] = '\0';
+		h->failures = 0;
+		h->ttl = dns_ttl(m->text);
+		h->due = resolver_now() + clamp_interval(r, h->ttl ? h->ttl : r->refresh);
 	} else {
 		snprintf(h->error, sizeof(h->error), "%s", gai_strerror(eai));
+		h->failures++;
+		h->due = resolver_now() +
+			 clamp_interval(r, RES_MIN_INTERVAL << (h->failures < 6 ? h->failures - 1 : 5));
 		if (mode == RES_STRICT && permanent(eai) && !h->ok) {
 			cfg_error(cfg, &m->mark, "'%s': %s", m->text, gai_strerror(eai));
 			return -EINVAL;

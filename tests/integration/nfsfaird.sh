@@ -29,11 +29,14 @@ printf '127.0.0.1 localhost\n127.0.0.4 mover-a.test\n127.0.0.5 mover-a.test\n' >
 echo 'nameserver 127.0.0.53' > "$dir/resolv.conf"
 mount --bind "$dir/hosts" /etc/hosts
 mount --bind "$dir/resolv.conf" /etc/resolv.conf
-dnsmasq --keep-in-foreground --no-resolv --no-hosts --listen-address=127.0.0.53 \
-	--bind-interfaces --port=53 --host-record=dns-host.test,127.0.0.6 --local-ttl=1 \
-	--pid-file="$dir/dnsmasq.pid" 2> "$dir/dnsmasq.log" &
-dnsmasq_pid=$!
-sleep 0.5
+start_dns() {	# start_dns ADDR: dns-host.test is ADDR, with a TTL of 1 s
+	dnsmasq --keep-in-foreground --no-resolv --no-hosts --listen-address=127.0.0.53 \
+		--bind-interfaces --port=53 --host-record=dns-host.test,$1 --local-ttl=1 \
+		--pid-file="$dir/dnsmasq.pid" 2>> "$dir/dnsmasq.log" &
+	dnsmasq_pid=$!
+	sleep 0.5
+}
+start_dns 127.0.0.6
 require "dnsmasq answers for dns-host.test" getent hosts dns-host.test
 
 cat > "$dir/nfsfair.yaml" <<'YAML'
@@ -84,8 +87,10 @@ with open(sys.argv[2], "a", buffering=1) as log:
 PY
 listener=$!
 sleep 0.5
+# --refresh 3600: only the records' TTL (1 s, so the 10 s floor) can make
+# the daemon look names up again within this test.
 start_daemon() {
-	NOTIFY_SOCKET=$dir/notify.sock "$nfsfaird" --foreground --refresh 10 \
+	NOTIFY_SOCKET=$dir/notify.sock "$nfsfaird" --foreground --refresh 3600 \
 		-c "$dir/nfsfair.yaml" -d "$dir/conf.d" >> "$log" 2>&1 &
 	daemon=$!
 }
@@ -119,12 +124,24 @@ check "the bad file changed nothing" [ "$(rules)" = "$before" ]
 check "the status says the reload failed" wait_for 'last error: .*nfsfair.yaml: 2 error' "$dir/notify.log"
 cp "$dir/good.yaml" "$dir/nfsfair.yaml"
 
+# DNS changes its answer: the daemon follows when the record expires.
+kill $dnsmasq_pid; wait $dnsmasq_pid 2>/dev/null
+start_dns 127.0.0.7
+wait_rule() {	# wait_rule ADDR: up to 20 s
+	local i
+	for i in $(seq 100); do has_rule "$1" '"class": "movers"' 10 && return 0; sleep 0.2; done
+	return 1
+}
+check "a new DNS answer (127.0.0.7) reaches the table when its TTL runs out" wait_rule 127.0.0.7
+no_rule() { ! grep -q "\"addr4\": \"$1\"" <<< "$(rules)"; }
+check "and the old address's rule is gone" no_rule 127.0.0.6
+
 # DNS stops answering: the last addresses stay.
 kill $dnsmasq_pid; wait $dnsmasq_pid 2>/dev/null
 check "dns-host.test no longer resolves" bash -c '! getent hosts dns-host.test'
 check "after a refresh, the daemon keeps dns-host.test's last address" \
 	wait_for "dns-host.test: .*keeping its last addresses" "$log"
-check "dns-host.test's rule is still there" has_rule 127.0.0.6 '"class": "movers"' 10
+check "dns-host.test's rule is still there" has_rule 127.0.0.7 '"class": "movers"' 10
 check "the status counts one host failing" wait_for '1/2 hosts resolved' "$dir/notify.log"
 
 # And a real client lands in the class.
