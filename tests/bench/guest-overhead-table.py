@@ -4,10 +4,8 @@
 
 1. 10,000 rules, loaded into an empty table and then replaced by a
    different 10,000 rules, two ways:
-   - `nfsfair-ctl restore FILE`, the admin's way. nfsfair-ctl builds each
-     table-replace in one libnl message of the default size (4 KiB, about
-     120 rules), so the file spreads the rules over 100 origins: one
-     restore, 100 table-replaces under its lock, not one atomic replace.
+   - `nfsfair-ctl restore FILE`, the admin's way: one table-replace of
+     origin 0 with every rule (process start and parsing included).
    - one table-replace message with all the rules (one atomic replace),
      encoded beforehand (ynl for the header) and sent on a socket
      whose send buffer is raised (SO_SNDBUFFORCE): the time is the send
@@ -50,12 +48,12 @@ def rules(n, base, last_per_host):
 	return v
 
 
-def write_file(name, v, per_origin=100):
+def write_file(name, v, per_origin=None):
 	path = os.path.join(TMP, name)
 	with open(path, "w") as f:
 		f.write("-N movers --weight 1\n")
 		for i, (a, plen, cls) in enumerate(v):
-			o = i // per_origin
+			o = i // per_origin if per_origin else 0
 			tgt = cls or "per-host"
 			f.write(f"-A -s {a}/{plen} -j {tgt}" + (f" --origin {o}" if o else "") + "\n")
 	return path
