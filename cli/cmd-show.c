@@ -90,7 +90,7 @@ int cmd_classes(struct ctl *c)
 	print_nl();
 	open_json_array(NULL);
 	for (i = 0; i < cl.n; i++) {
-		const struct ctl_class *k = &cl.v[i];
+		const struct nfsfair_class *k = &cl.v[i];
 
 		open_json_object(NULL);
 		print_string(PRINT_ANY, "name", "%-16s ", k->name);

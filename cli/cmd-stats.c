@@ -8,7 +8,7 @@
 
 #include "ctl.h"
 
-static void print_class(const struct ctl_class *now, const struct ctl_class *then,
+static void print_class(const struct nfsfair_class *now, const struct nfsfair_class *then,
 			uint64_t total, unsigned int wait)
 {
 	uint64_t d = now->dispatches - (then ? then->dispatches : 0);
@@ -36,7 +36,7 @@ static void print_class(const struct ctl_class *now, const struct ctl_class *the
 static int screen(struct ctl *c, const struct ctl_classes *now, const struct ctl_classes *then)
 {
 	const char *only = c->argc ? c->argv[0] : NULL;
-	const struct ctl_class *k, *p;
+	const struct nfsfair_class *k, *p;
 	uint64_t total = 0;
 	int i;
 

@@ -132,94 +132,33 @@ int ctl_position(struct ctl *c, const char *s, uint32_t *pos)
 	return 0;
 }
 
-static int rule_cb(struct nlattr **tb, void *arg)
-{
-	struct ctl_rules *rules = arg;
-	struct nfsfair_rule *v;
-
-	v = realloc(rules->v, (rules->n + 1) * sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	rules->v = v;
-	if (nfsfair_nla_get_rule(tb, &v[rules->n]) < 0)
-		return -EPROTO;
-	rules->n++;
-	return 0;
-}
-
 /* The whole table, in order. Returns 0 or an exit status. */
 int ctl_rules_dump(struct ctl *c, struct ctl_rules *rules)
 {
-	struct nl_msg *msg;
-	int ret;
+	int ret = ctl_nl(c);
 
 	rules->v = NULL;
 	rules->n = 0;
-	ret = ctl_nl(c);
 	if (ret)
 		return ret;
-	msg = nfsfair_nl_msg(c->nl, NFSFAIR_CMD_RULE_GET, true);
-	if (!msg)
-		return ctl_error("out of memory");
-	ret = nfsfair_nl_run(c->nl, msg, NFSFAIR_A_RULE_MAX, rule_cb, rules);
-	if (ret < 0) {
-		free(rules->v);
-		rules->v = NULL;
-		return ctl_kernel_error(c, ret, SET_RULE);
-	}
-	return 0;
+	ret = nfsfair_read_rules(c->nl, &rules->v, &rules->n);
+	return ret < 0 ? ctl_kernel_error(c, ret, SET_RULE) : 0;
 }
 
-static int class_cb(struct nlattr **tb, void *arg)
-{
-	struct ctl_classes *cl = arg;
-	struct ctl_class *v, *k;
-
-	if (!tb[NFSFAIR_A_CLASS_NAME])
-		return 0;
-	v = realloc(cl->v, (cl->n + 1) * sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	cl->v = v;
-	k = &v[cl->n++];
-	memset(k, 0, sizeof(*k));
-	snprintf(k->name, sizeof(k->name), "%s", nla_get_string(tb[NFSFAIR_A_CLASS_NAME]));
-	if (tb[NFSFAIR_A_CLASS_WEIGHT])
-		k->weight = nla_get_u32(tb[NFSFAIR_A_CLASS_WEIGHT]);
-	k->rules = nfsfair_nla_uint(tb[NFSFAIR_A_CLASS_RULES]);
-	k->dispatches = nfsfair_nla_uint(tb[NFSFAIR_A_CLASS_DISPATCHES]);
-	k->connections = nfsfair_nla_uint(tb[NFSFAIR_A_CLASS_CONNECTIONS]);
-	k->queued = nfsfair_nla_uint(tb[NFSFAIR_A_CLASS_QUEUED]);
-	k->qtime_total_us = nfsfair_nla_uint(tb[NFSFAIR_A_CLASS_QTIME_TOTAL_US]);
-	k->qtime_max_us = nfsfair_nla_uint(tb[NFSFAIR_A_CLASS_QTIME_MAX_US]);
-	k->threads = nfsfair_nla_uint(tb[NFSFAIR_A_CLASS_THREADS]);
-	k->peers = nfsfair_nla_uint(tb[NFSFAIR_A_CLASS_PEERS]);
-	return 0;
-}
-
+/* Every class with its counters. Returns 0 or an exit status. */
 int ctl_classes_dump(struct ctl *c, struct ctl_classes *cl)
 {
-	struct nl_msg *msg;
-	int ret;
+	int ret = ctl_nl(c);
 
 	cl->v = NULL;
 	cl->n = 0;
-	ret = ctl_nl(c);
 	if (ret)
 		return ret;
-	msg = nfsfair_nl_msg(c->nl, NFSFAIR_CMD_CLASS_GET, true);
-	if (!msg)
-		return ctl_error("out of memory");
-	ret = nfsfair_nl_run(c->nl, msg, NFSFAIR_A_CLASS_MAX, class_cb, cl);
-	if (ret < 0) {
-		free(cl->v);
-		cl->v = NULL;
-		return ctl_kernel_error(c, ret, SET_CLASS);
-	}
-	return 0;
+	ret = nfsfair_read_classes(c->nl, &cl->v, &cl->n);
+	return ret < 0 ? ctl_kernel_error(c, ret, SET_CLASS) : 0;
 }
 
-const struct ctl_class *ctl_class_find(const struct ctl_classes *cl, const char *name)
+const struct nfsfair_class *ctl_class_find(const struct ctl_classes *cl, const char *name)
 {
 	int i;
 

@@ -79,18 +79,12 @@ struct ctl_rules {
 };
 int ctl_rules_dump(struct ctl *c, struct ctl_rules *rules);
 
-struct ctl_class {
-	char name[NFSFAIR_NAME_LEN + 1];
-	uint32_t weight;
-	uint64_t rules, dispatches, connections, queued, qtime_total_us, qtime_max_us, threads;
-	uint64_t peers;
-};
 struct ctl_classes {
-	struct ctl_class *v;
+	struct nfsfair_class *v;
 	int n;
 };
 int ctl_classes_dump(struct ctl *c, struct ctl_classes *classes);
-const struct ctl_class *ctl_class_find(const struct ctl_classes *cl, const char *name);
+const struct nfsfair_class *ctl_class_find(const struct ctl_classes *cl, const char *name);
 
 /* The verbs, by family */
 int cmd_append(struct ctl *c);

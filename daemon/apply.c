@@ -16,45 +16,12 @@
 #include "daemon.h"
 
 struct have {
-	uint8_t origin;
-	struct nfsfair_rule *rules;
-	size_t nr_rules;
-	struct want_class *classes;
-	size_t nr_classes;
+	struct nfsfair_rule *rules;	/* every rule; same() looks at one origin */
+	int nr_rules;
+	struct nfsfair_class *classes;
+	int nr_classes;
 	uint64_t generation;
 };
-
-static int have_rule(struct nlattr **tb, void *arg)
-{
-	struct have *h = arg;
-	struct nfsfair_rule r, *v;
-
-	if (nfsfair_nla_get_rule(tb, &r) || r.origin != h->origin)
-		return 0;
-	v = realloc(h->rules, (h->nr_rules + 1) * sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	h->rules = v;
-	h->rules[h->nr_rules++] = r;
-	return 0;
-}
-
-static int have_class(struct nlattr **tb, void *arg)
-{
-	struct have *h = arg;
-	struct want_class *v;
-
-	if (!tb[NFSFAIR_A_CLASS_NAME])
-		return 0;
-	v = realloc(h->classes, (h->nr_classes + 1) * sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	h->classes = v;
-	v = &h->classes[h->nr_classes++];
-	snprintf(v->name, sizeof(v->name), "%s", nla_get_string(tb[NFSFAIR_A_CLASS_NAME]));
-	v->weight = tb[NFSFAIR_A_CLASS_WEIGHT] ? nla_get_u32(tb[NFSFAIR_A_CLASS_WEIGHT]) : 1;
-	return 0;
-}
 
 static int have_generation(struct nlattr **tb, void *arg)
 {
@@ -72,23 +39,27 @@ static int read_have(struct nfsfair_nl *nl, struct have *h)
 	ret = nfsfair_nl_run(nl, nfsfair_nl_msg(nl, NFSFAIR_CMD_TABLE_GET, false),
 			     NFSFAIR_A_TABLE_MAX, have_generation, h);
 	if (!ret)
-		ret = nfsfair_nl_run(nl, nfsfair_nl_msg(nl, NFSFAIR_CMD_RULE_GET, true),
-				     NFSFAIR_A_RULE_MAX, have_rule, h);
+		ret = nfsfair_read_rules(nl, &h->rules, &h->nr_rules);
 	if (!ret)
-		ret = nfsfair_nl_run(nl, nfsfair_nl_msg(nl, NFSFAIR_CMD_CLASS_GET, true),
-				     NFSFAIR_A_CLASS_MAX, have_class, h);
+		ret = nfsfair_read_classes(nl, &h->classes, &h->nr_classes);
 	return ret;
 }
 
 static bool same(const struct want *w, const struct have *h)
 {
-	size_t i, j;
+	size_t i = 0;
+	int j;
 
-	if (w->nr_rules != h->nr_rules)
-		return false;
-	for (i = 0; i < w->nr_rules; i++)
-		if (!nfsfair_rule_equal(&w->rules[i], &h->rules[i]))
+	/* The origin's rules, in order, and nothing more of that origin. */
+	for (j = 0; j < h->nr_rules; j++) {
+		if (h->rules[j].origin != w->origin)
+			continue;
+		if (i == w->nr_rules || !nfsfair_rule_equal(&w->rules[i], &h->rules[j]))
 			return false;
+		i++;
+	}
+	if (i != w->nr_rules)
+		return false;
 	for (i = 0; i < w->nr_classes; i++) {
 		for (j = 0; j < h->nr_classes; j++)
 			if (!strcmp(w->classes[i].name, h->classes[j].name))
@@ -140,7 +111,7 @@ fail:
 int apply_want(const struct want *w, bool *changed, char *err)
 {
 	struct nfsfair_nl *nl = NULL;
-	struct have h = { .origin = w->origin };
+	struct have h = {};
 	struct nl_msg *msg;
 	int ret, tries;
 
@@ -154,7 +125,6 @@ int apply_want(const struct want *w, bool *changed, char *err)
 		free(h.rules);
 		free(h.classes);
 		memset(&h, 0, sizeof(h));
-		h.origin = w->origin;
 		ret = read_have(nl, &h);
 		if (ret) {
 			snprintf(err, NFSFAIR_ERR_LEN, "reading the table: %s",

@@ -112,6 +112,18 @@ int nfsfair_nla_put_prefix(struct nl_msg *msg, int attr4, int attr6, int attr_le
 int nfsfair_nla_put_rule(struct nl_msg *msg, const struct nfsfair_rule *r, bool origin);
 int nfsfair_nla_get_rule(struct nlattr **tb, struct nfsfair_rule *r);
 
+/* read.c: the kernel's table read back */
+
+struct nfsfair_class {
+	char name[NFSFAIR_NAME_LEN + 1];
+	uint32_t weight;
+	uint64_t rules, dispatches, connections, queued, qtime_total_us, qtime_max_us, threads;
+	uint64_t peers;
+};
+
+int nfsfair_read_rules(struct nfsfair_nl *nl, struct nfsfair_rule **v, int *n);
+int nfsfair_read_classes(struct nfsfair_nl *nl, struct nfsfair_class **v, int *n);
+
 /* output.c: iproute2's idea, one print call for both text and -j JSON */
 
 enum output_type {
