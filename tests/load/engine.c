@@ -4,10 +4,12 @@
  * every group. Each connection has DEPTH call slots; a slot is busy from
  * the moment its call is queued until the reply with its xid is read.
  *
- * Phases: connect every connection, then warm up (backlogged groups keep
- * all slots busy, nothing is counted), then either measure for
- * --duration, or run --repeat bursts of the burst group, each started
- * after a short gap once the previous one has fully completed.
+ * Phases: connect every connection (for v4.1, also set up the client ID
+ * and sessions, session.c), then warm up (backlogged groups keep all
+ * slots busy, nothing is counted), then either measure for --duration,
+ * or run --repeat bursts of the burst group, each started after a short
+ * gap once the previous one has fully completed. A v4.1 run then waits
+ * for its outstanding calls and destroys its sessions and client IDs.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -24,63 +26,16 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "load.h"
+#include "engine.h"
 
 #define IN_BUF_SIZE	65536
 #define MAX_EVENTS	64
 #define BURST_GAP_NS	100000000ull	/* pause between two bursts */
 #define ERRORS_SHOWN	10		/* RPC errors printed before going quiet */
 #define NSEC		1000000000ull
+#define TEARDOWN_NS	(10 * NSEC)	/* v4.1 teardown, beyond draining the holds */
 
-enum phase { PH_CONNECT, PH_WARMUP, PH_MEASURE, PH_BURST, PH_GAP, PH_DONE };
-
-struct slot {
-	uint32_t xid;
-	uint32_t gen;			/* calls this slot has carried */
-	uint64_t sent_ns;
-	bool busy;
-};
-
-struct conn {
-	struct group *g;
-	int fd;
-	bool up;
-	bool pollout;			/* EPOLLOUT is armed */
-	uint32_t xid_base;
-	unsigned int slot_shift;	/* xid - base: gen << shift | slot */
-	struct slot *slots;
-	unsigned int *free;		/* stack of free slot numbers */
-	unsigned int nfree;
-	unsigned int quota;		/* burst: calls this burst still has to send */
-	uint8_t *out;			/* depth * RPC_CALL_MAX bytes */
-	size_t out_len, out_off;
-	uint8_t *in;
-	size_t in_len;
-	uint8_t *rec;			/* the reply record being joined */
-	size_t rec_len, rec_cap;
-	uint32_t frag_left;
-	bool in_frag, frag_last;
-	char desc[256];
-};
-
-struct run {
-	const struct options *o;
-	struct results *res;
-	struct conn *conns;
-	unsigned int nconns;
-	unsigned int npending;		/* connects still in progress */
-	int epfd;
-	enum phase phase;
-	uint64_t phase_end;		/* 0: none */
-	uint64_t deadline;
-	uint64_t measure_start, measure_end;
-	uint64_t burst_start;
-	uint64_t burst_left;		/* burst replies still to come */
-	uint64_t rng;
-	unsigned int errors_shown;
-};
-
-static uint64_t now_ns(void)
+uint64_t now_ns(void)
 {
 	struct timespec ts;
 
@@ -150,6 +105,22 @@ static bool measuring(const struct run *r)
 	return r->phase == PH_MEASURE || r->phase == PH_BURST || r->phase == PH_GAP;
 }
 
+/* filling - whether this phase sends calls (to the groups it concerns). */
+static bool filling(const struct run *r)
+{
+	return r->phase == PH_WARMUP || measuring(r);
+}
+
+const char *load_proc_name(enum load_proc proc)
+{
+	switch (proc) {
+	case LOAD_PROC_NULL:	return "null";
+	case LOAD_PROC_GETATTR:	return "getattr";
+	case LOAD_PROC_V41:	return "v41";
+	}
+	return "?";
+}
+
 static void conn_close(struct conn *c)
 {
 	if (c->fd >= 0)
@@ -162,7 +133,7 @@ static void conn_close(struct conn *c)
  * conn_fail - report a connection's failure (err: an errno, or 0 when
  * what says it all), close the connection and end the run.
  */
-static int conn_fail(struct run *r, struct conn *c, const char *what, int err)
+int conn_fail(struct run *r, struct conn *c, const char *what, int err)
 {
 	if (err)
 		fprintf(stderr, "%s: %s: %s: %s\n", PROG_NAME, c->desc, what, strerror(err));
@@ -170,8 +141,9 @@ static int conn_fail(struct run *r, struct conn *c, const char *what, int err)
 		fprintf(stderr, "%s: %s: %s\n", PROG_NAME, c->desc, what);
 	c->g->errors++;
 	r->res->failed = true;
-	r->measure_end = now_ns();
-	r->phase = PH_DONE;
+	if (r->phase != PH_TEARDOWN)
+		r->measure_end = now_ns();
+	run_done(r);
 	conn_close(c);
 	return err ? -err : -ECONNRESET;
 }
@@ -226,27 +198,50 @@ static int conn_flush(struct run *r, struct conn *c)
 	return conn_poll(r, c, false);
 }
 
-/* conn_fill - put calls in every slot this phase lets the connection use. */
-static int conn_fill(struct run *r, struct conn *c)
+/*
+ * conn_out_tail - where the next call to queue goes, once what is already
+ * sent is dropped from the buffer; NULL if fewer than RPC_CALL_MAX bytes
+ * are free there.
+ */
+uint8_t *conn_out_tail(struct conn *c)
 {
-	unsigned int want = 0, idx;
-	struct slot *s;
-	uint64_t now;
-
-	if (!c->up)
-		return 0;
-	if (!c->g->burst && r->phase != PH_CONNECT && r->phase != PH_DONE)
-		want = c->nfree;
-	else if (c->g->burst && r->phase == PH_BURST)
-		want = c->nfree < c->quota ? c->nfree : c->quota;
-	if (!want)
-		return 0;
-
 	if (c->out_off) {
 		memmove(c->out, c->out + c->out_off, c->out_len - c->out_off);
 		c->out_len -= c->out_off;
 		c->out_off = 0;
 	}
+	if ((size_t)c->g->depth * RPC_CALL_MAX - c->out_len < RPC_CALL_MAX)
+		return NULL;
+	return c->out + c->out_len;
+}
+
+/* conn_queue - len bytes were written at conn_out_tail(): send them. */
+int conn_queue(struct run *r, struct conn *c, size_t len)
+{
+	c->out_len += len;
+	return conn_flush(r, c);
+}
+
+/* conn_fill - put calls in every slot this phase lets the connection use. */
+static int conn_fill(struct run *r, struct conn *c)
+{
+	unsigned int want = 0, idx;
+	uint32_t hold;
+	struct slot *s;
+	uint64_t now;
+	uint8_t *p;
+
+	if (!c->ready || !filling(r))
+		return 0;
+	if (!c->g->burst)
+		want = c->nfree;
+	else if (r->phase == PH_BURST)
+		want = c->nfree < c->quota ? c->nfree : c->quota;
+	if (!want)
+		return 0;
+
+	/* every slot's call fits: the buffer holds depth of them */
+	conn_out_tail(c);
 	now = now_ns();
 	while (want--) {
 		idx = c->free[--c->nfree];
@@ -254,8 +249,13 @@ static int conn_fill(struct run *r, struct conn *c)
 		s->xid = c->xid_base + (s->gen++ << c->slot_shift | idx);
 		s->busy = true;
 		s->sent_ns = now;
-		c->out_len += rpc_encode_call(c->out + c->out_len, s->xid, r->o->proc,
-					      load_hold_us(r->o, &r->rng));
+		r->outstanding++;
+		p = c->out + c->out_len;
+		hold = load_hold_us(r->o, &r->rng);
+		if (r->o->proc == LOAD_PROC_V41)
+			c->out_len += session_encode_probe(c, idx, p, hold);
+		else
+			c->out_len += rpc_encode_call(p, s->xid, r->o->proc, hold);
 		if (c->g->burst)
 			c->quota--;
 	}
@@ -282,14 +282,50 @@ static void burst_begin(struct run *r, uint64_t now)
 	}
 }
 
+/* run_done - nothing more to do: run_loop returns. */
+void run_done(struct run *r)
+{
+	r->phase = PH_DONE;
+	r->phase_end = 0;
+}
+
+/*
+ * run_end - the measurement is over. A v4.1 run that went well goes on
+ * to tear down: once every outstanding call is answered, session.c
+ * destroys each group's sessions and client ID, so that nfsd need not
+ * keep them until their lease runs out.
+ */
+static void run_end(struct run *r, uint64_t now)
+{
+	uint64_t hold_max_ns;
+
+	r->measure_end = now;
+	if (r->o->proc != LOAD_PROC_V41 || r->res->failed) {
+		run_done(r);
+		return;
+	}
+	hold_max_ns = (uint64_t)(r->o->hold_us * (1 + r->o->jitter_pct / 100) * 1000);
+	r->phase = PH_TEARDOWN;
+	r->phase_end = now + TEARDOWN_NS + r->outstanding * hold_max_ns;
+	if (!r->outstanding)
+		session_teardown(r);
+}
+
+/* teardown_late - time ran out before the teardown was over. */
+static void teardown_late(struct run *r)
+{
+	fprintf(stderr, "%s: the v4.1 teardown did not finish in time: nfsd keeps the client "
+		"IDs until their lease runs out\n", PROG_NAME);
+	run_done(r);
+}
+
 static void burst_end(struct run *r, uint64_t now)
 {
 	struct results *res = r->res;
 
 	res->runs_ms[res->nruns++] = (double)(now - r->burst_start) / 1e6;
 	if (res->nruns == r->o->repeat) {
-		r->measure_end = now;
-		r->phase = PH_DONE;
+		run_end(r, now);
 	} else {
 		r->phase = PH_GAP;
 		r->phase_end = now + BURST_GAP_NS;
@@ -312,9 +348,11 @@ static void next_phase(struct run *r, uint64_t now)
 	case PH_GAP:
 		burst_begin(r, now);
 		break;
+	case PH_TEARDOWN:
+		teardown_late(r);
+		break;
 	default:
-		r->measure_end = now;
-		r->phase = PH_DONE;
+		run_end(r, now);
 		break;
 	}
 }
@@ -330,6 +368,18 @@ static void all_connected(struct run *r, uint64_t now)
 		conn_fill(r, &r->conns[i]);
 }
 
+/*
+ * conn_ready - the connection is set up (connected; for v4.1, bound to
+ * its session): it may send calls. The warm-up starts with the last one.
+ */
+int conn_ready(struct run *r, struct conn *c)
+{
+	c->ready = true;
+	if (--r->npending == 0)
+		all_connected(r, now_ns());
+	return 0;
+}
+
 /* conn_reply - one whole reply record has arrived. */
 static int conn_reply(struct run *r, struct conn *c, uint64_t now)
 {
@@ -338,9 +388,12 @@ static int conn_reply(struct run *r, struct conn *c, uint64_t now)
 	char why[64];
 	unsigned int idx;
 	struct slot *s;
+	int err;
 
 	if (rpc_decode_reply(c->rec, c->rec_len, &rep))
 		return conn_fail(r, c, "reply record", EBADMSG);
+	if (c->call_pending && rep.xid == c->call_xid)
+		return session_call_reply(r, c, &rep);
 	idx = (rep.xid - c->xid_base) & ((1u << c->slot_shift) - 1);
 	s = idx < g->depth ? &c->slots[idx] : NULL;
 	if (!s || !s->busy || s->xid != rep.xid) {
@@ -349,16 +402,27 @@ static int conn_reply(struct run *r, struct conn *c, uint64_t now)
 	}
 	s->busy = false;
 	c->free[c->nfree++] = idx;
+	r->outstanding--;
 
 	if (rep.status != RPC_REPLY_OK) {
 		rpc_reply_describe(&rep, why, sizeof(why));
 		rpc_error(r, c, "xid 0x%08x: %s", rep.xid, why);
-	} else if (measuring(r)) {
-		g->ops++;
-		hist_add(g->lat, now - s->sent_ns);
+	} else {
+		/* v4.1: anything but the hold's NFS4ERR_STALE ends the run */
+		if (r->o->proc == LOAD_PROC_V41) {
+			err = session_probe_reply(r, c, idx, &rep);
+			if (err)
+				return err;
+		}
+		if (measuring(r)) {
+			g->ops++;
+			hist_add(g->lat, now - s->sent_ns);
+		}
 	}
 	if (g->burst && r->phase == PH_BURST && --r->burst_left == 0)
 		burst_end(r, now);
+	if (r->phase == PH_TEARDOWN && !r->outstanding)
+		session_teardown(r);
 	return 0;
 }
 
@@ -442,9 +506,9 @@ static int conn_connected(struct run *r, struct conn *c)
 	c->up = true;
 	if (conn_poll(r, c, false))
 		return -EIO;
-	if (--r->npending == 0)
-		all_connected(r, now_ns());
-	return 0;
+	if (r->o->proc == LOAD_PROC_V41)
+		return session_conn_up(r, c);
+	return conn_ready(r, c);
 }
 
 static int conn_event(struct run *r, struct conn *c, uint32_t events)
@@ -542,6 +606,10 @@ static int run_loop(struct run *r)
 
 	while (r->phase != PH_DONE) {
 		now = now_ns();
+		if (now >= r->deadline && r->phase == PH_TEARDOWN) {
+			teardown_late(r);
+			break;
+		}
 		if (now >= r->deadline) {
 			r->res->timed_out = true;
 			r->measure_end = now;
@@ -594,6 +662,9 @@ int load_run(const struct options *o, struct results *res)
 				goto out;
 		}
 	}
+	err = session_init(&r);
+	if (err)
+		goto out;
 	raise_nofile(r.nconns + 32);
 	r.epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (r.epfd < 0) {
@@ -615,6 +686,7 @@ out:
 		for (i = 0; i < r.nconns; i++)
 			conn_free(&r.conns[i]);
 	free(r.conns);
+	session_free(&r);
 	if (r.epfd >= 0)
 		close(r.epfd);
 	return err;

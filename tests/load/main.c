@@ -4,6 +4,7 @@
  *
  *   nfsfair-load --group a:127.0.0.2:1:4 --group b:127.0.0.3:4:4 \
  *		  --proc getattr --hold-us 1000 --duration 5 --json
+ *   nfsfair-load --group a:127.0.0.2:16:16 --proc v41 --hold-us 10000
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -47,7 +48,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 "Usage: " PROG_NAME " --group NAME:SRCADDR:CONNS:DEPTH [--group ...] [OPTION]...\n"
-"Keep NFSv3 calls outstanding on TCP connections to nfsd, from chosen source\n"
+"Keep NFS calls outstanding on TCP connections to nfsd, from chosen source\n"
 "addresses, and report each group's completions, share and latency.\n"
 "\n"
 "  --server ADDR        nfsd's address, IPv4 or IPv6 literal (default 127.0.0.1)\n"
@@ -55,8 +56,11 @@ static void usage(FILE *f)
 "  --group NAME:SRCADDR:CONNS:DEPTH\n"
 "                       a load group: CONNS connections bound to SRCADDR, each\n"
 "                       keeping DEPTH calls outstanding; repeatable\n"
-"  --proc null|getattr  NFSv3 NULL, or GETATTR of the hold hook's handle\n"
-"                       (default getattr)\n"
+"  --proc null|getattr|v41\n"
+"                       null: NFSv3 NULL; getattr: NFSv3 GETATTR of the hold\n"
+"                       hook's handle (default); v41: NFSv4.1 COMPOUND\n"
+"                       { SEQUENCE, PUTFH of the hold hook's handle } on a\n"
+"                       session (see below)\n"
 "  --hold-us N          hold time asked of the hold hook, in us (default 10000)\n"
 "  --jitter PCT         draw each hold uniformly in hold*(1+-PCT/100) (default 0)\n"
 "  --duration SECONDS   measured time of a backlogged run (default 10)\n"
@@ -71,15 +75,27 @@ static void usage(FILE *f)
 "  --json               print the report as JSON\n"
 "  --timeout SECONDS    hard cap on the whole run (default 120)\n"
 "  --dump-request       print the first call, record mark included, as hex\n"
-"                       words instead of running\n"
+"                       words instead of running; for v41 the measured\n"
+"                       COMPOUND, with session ID 0, slot 0, seqid 1\n"
 "  --help               this text\n"
 "\n"
-"The report gives each group's completed calls (replies with any NFS status),\n"
-"ops/s, share of all completions, p50 and p99 latency from send to reply and\n"
-"RPC-level errors; the total line's depth is all the calls kept outstanding.\n"
+"The report gives each group's completed calls (replies with any NFS status;\n"
+"for v41, NFS4ERR_STALE from the hold), ops/s, share of all completions, p50\n"
+"and p99 latency from send to reply and RPC-level errors; the total line's\n"
+"depth is all the calls kept outstanding.\n"
 "\n"
-"Exit status: 0 run completed, 1 connection or RPC errors or timeout,\n"
-"2 usage error.\n");
+"v41: each group is one NFSv4.1 client. Its first connection makes the client\n"
+"ID (EXCHANGE_ID, SP4_NONE) and a session (CREATE_SESSION, no back channel)\n"
+"asking for CONNS x DEPTH slots; if the server grants fewer, it makes further\n"
+"sessions, each carrying as many whole connections as its slots hold. Every\n"
+"other connection joins its session with BIND_CONN_TO_SESSION first. Each\n"
+"outstanding call has a slot of its own. A reply other than the hold's\n"
+"NFS4ERR_STALE after a successful SEQUENCE is a protocol error: it is\n"
+"reported and ends the run with exit status 1. After the run, the sessions\n"
+"and client IDs are destroyed.\n"
+"\n"
+"Exit status: 0 run completed, 1 connection, RPC or protocol errors or\n"
+"timeout, 2 usage error.\n");
 }
 
 static void __attribute__((noreturn, format(printf, 1, 2))) usage_error(const char *fmt, ...)
@@ -281,8 +297,10 @@ static void parse_options(struct options *o, int argc, char **argv)
 				o->proc = LOAD_PROC_NULL;
 			else if (!strcmp(optarg, "getattr"))
 				o->proc = LOAD_PROC_GETATTR;
+			else if (!strcmp(optarg, "v41"))
+				o->proc = LOAD_PROC_V41;
 			else
-				usage_error("--proc: '%s' is not null or getattr", optarg);
+				usage_error("--proc: '%s' is not null, getattr or v41", optarg);
 			break;
 		case OPT_HOLD_US:
 			o->hold_us = parse_ulong("--hold-us", optarg, 0, UINT32_MAX);
@@ -358,6 +376,7 @@ struct row {
 	uint64_t ops, errors;
 	double ops_per_s, share;
 	const struct hist *lat;
+	const struct group *g;		/* NULL on the total line */
 };
 
 static void fill_row(struct row *row, const struct group *g, uint64_t total, double dur)
@@ -371,6 +390,7 @@ static void fill_row(struct row *row, const struct group *g, uint64_t total, dou
 	row->ops_per_s = dur > 0 ? g->ops / dur : 0;
 	row->share = total ? 100.0 * g->ops / total : 0;
 	row->lat = g->lat;
+	row->g = g;
 }
 
 static void text_row(const struct row *row, int nw, int sw)
@@ -385,7 +405,7 @@ static void text_row(const struct row *row, int nw, int sw)
 	printf(" %7llu\n", (unsigned long long)row->errors);
 }
 
-static void json_row(const struct row *row, bool last)
+static void json_row(const struct row *row, enum load_proc proc, bool last)
 {
 	printf("    {\"name\": \"%s\", \"source\": \"%s\", \"conns\": %u, \"depth\": %u, "
 	       "\"ops\": %llu, \"ops_per_s\": %.3f, \"share_pct\": %.3f, ",
@@ -396,12 +416,14 @@ static void json_row(const struct row *row, bool last)
 		       hist_quantile(row->lat, 0.99) / 1e6);
 	else
 		printf("\"p50_ms\": null, \"p99_ms\": null, ");
+	if (proc == LOAD_PROC_V41)
+		printf("\"sessions\": %u, \"slots\": %u, ", row->g->sessions, row->g->slots);
 	printf("\"errors\": %llu}%s\n", (unsigned long long)row->errors, last ? "" : ",");
 }
 
 static void report(const struct options *o, const struct results *res, struct hist *all)
 {
-	const char *proc = o->proc == LOAD_PROC_NULL ? "null" : "getattr";
+	const char *proc = load_proc_name(o->proc);
 	struct row row, total = { .name = "total", .source = "", .lat = all };
 	double dur = res->duration_s;
 	int nw = 5, sw = 6, n;
@@ -430,7 +452,7 @@ static void report(const struct options *o, const struct results *res, struct hi
 		       o->warmup_s, dur);
 		for (i = 0; i < o->ngroups; i++) {
 			fill_row(&row, &o->groups[i], total.ops, dur);
-			json_row(&row, i + 1 == o->ngroups);
+			json_row(&row, o->proc, i + 1 == o->ngroups);
 		}
 		printf("  ],\n  \"total_ops\": %llu, \"total_ops_per_s\": %.3f, "
 		       "\"total_errors\": %llu",
@@ -449,7 +471,7 @@ static void report(const struct options *o, const struct results *res, struct hi
 	}
 
 	printf("%s %s", server, proc);
-	if (o->proc == LOAD_PROC_GETATTR)
+	if (o->proc != LOAD_PROC_NULL)
 		printf(" hold %u us", o->hold_us);
 	if (o->jitter_pct)
 		printf(" +-%g%%", o->jitter_pct);
@@ -461,6 +483,13 @@ static void report(const struct options *o, const struct results *res, struct hi
 		text_row(&row, nw, sw);
 	}
 	text_row(&total, nw, sw);
+	if (o->proc == LOAD_PROC_V41) {
+		printf("v4.1 sessions (slots granted):");
+		for (i = 0; i < o->ngroups; i++)
+			printf("%s %s %u (%u)", i ? "," : "", o->groups[i].name,
+			       o->groups[i].sessions, o->groups[i].slots);
+		printf("\n");
+	}
 	if (o->burst_n) {
 		printf("burst %s: %u calls, median %.3f ms over %u runs:", o->burst_group,
 		       o->burst_n, median(res->runs_ms, res->nruns), res->nruns);
@@ -472,11 +501,15 @@ static void report(const struct options *o, const struct results *res, struct hi
 
 static void dump_request(const struct options *o)
 {
+	const struct nfs41_seq seq = { .seqid = 1 };	/* session 0, slot 0 */
 	uint8_t buf[RPC_CALL_MAX];
 	uint64_t rng = 1;
 	size_t len, i;
 
-	len = rpc_encode_call(buf, load_xid_base(0), o->proc, load_hold_us(o, &rng));
+	if (o->proc == LOAD_PROC_V41)
+		len = nfs41_encode_probe(buf, load_xid_base(0), &seq, load_hold_us(o, &rng));
+	else
+		len = rpc_encode_call(buf, load_xid_base(0), o->proc, load_hold_us(o, &rng));
 	for (i = 0; i < len; i += 4)
 		printf("%02x%02x%02x%02x%s", buf[i], buf[i + 1], buf[i + 2], buf[i + 3],
 		       i + 4 < len ? " " : "\n");

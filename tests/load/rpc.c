@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ONC RPC for nfsfair-load: XDR encoding of the NFSv3 calls it makes
- * (RFC 5531, RFC 1813), one record-marked fragment each, and decoding of
- * the reply records it reads back.
+ * ONC RPC for nfsfair-load: the call header every call shares (RFC 5531),
+ * XDR encoding of the NFSv3 calls it makes (RFC 1813), one record-marked
+ * fragment each, and decoding of the reply records it reads back. NFSv4.1
+ * is in nfs41.c: its COMPOUNDs share only the header and the hold handle.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -27,72 +28,70 @@ static const char machine_name[] = "nfsfair-load";
 
 /* The hold hook's handle: "NFSFAIR", version byte 1, hold in us, zero. */
 static const char hold_magic[8] = { 'N', 'F', 'S', 'F', 'A', 'I', 'R', 0x01 };
-#define HOLD_FH_LEN 16
-
-static uint8_t *put32(uint8_t *p, uint32_t v)
-{
-	p[0] = v >> 24;
-	p[1] = v >> 16;
-	p[2] = v >> 8;
-	p[3] = v;
-	return p + 4;
-}
-
-static uint8_t *put_opaque(uint8_t *p, const void *data, uint32_t len)
-{
-	uint32_t pad = (4 - (len & 3)) & 3;
-
-	p = put32(p, len);
-	memcpy(p, data, len);
-	memset(p + len, 0, pad);
-	return p + len + pad;
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
 
 /*
- * rpc_encode_call - write one call, record mark included, into buf (at
- * least RPC_CALL_MAX bytes) and return its length. Credentials are
- * AUTH_SYS uid 0 gid 0 from "nfsfair-load"; GETATTR's argument is the
- * hold hook's 16-byte handle asking for hold_us microseconds.
+ * rpc_put_call_header - the call header of an NFS call of version vers,
+ * procedure proc, after the 4 bytes buf keeps for the record mark.
+ * Credentials are AUTH_SYS uid 0 gid 0 from "nfsfair-load", the verifier
+ * AUTH_NONE. Returns where the procedure's arguments go.
  */
-size_t rpc_encode_call(uint8_t *buf, uint32_t xid, enum load_proc proc, uint32_t hold_us)
+uint8_t *rpc_put_call_header(uint8_t *buf, uint32_t xid, uint32_t vers, uint32_t proc)
 {
 	uint32_t name_len = sizeof(machine_name) - 1;
 	uint32_t cred_len = 4 + 4 + ((name_len + 3) & ~3u) + 4 + 4 + 4;
-	uint8_t fh[HOLD_FH_LEN];
 	uint8_t *p = buf + 4;
 
-	p = put32(p, xid);
-	p = put32(p, RPC_CALL);
-	p = put32(p, RPC_VERSION);
-	p = put32(p, NFS_PROGRAM);
-	p = put32(p, NFS_V3);
-	p = put32(p, proc == LOAD_PROC_GETATTR ? NFSPROC3_GETATTR : NFSPROC3_NULL);
+	p = xdr_put32(p, xid);
+	p = xdr_put32(p, RPC_CALL);
+	p = xdr_put32(p, RPC_VERSION);
+	p = xdr_put32(p, NFS_PROGRAM);
+	p = xdr_put32(p, vers);
+	p = xdr_put32(p, proc);
 
-	p = put32(p, AUTH_SYS);
-	p = put32(p, cred_len);
-	p = put32(p, 0);			/* stamp */
-	p = put_opaque(p, machine_name, name_len);
-	p = put32(p, 0);			/* uid */
-	p = put32(p, 0);			/* gid */
-	p = put32(p, 0);			/* no supplementary gids */
+	p = xdr_put32(p, AUTH_SYS);
+	p = xdr_put32(p, cred_len);
+	p = xdr_put32(p, 0);			/* stamp */
+	p = xdr_put_opaque(p, machine_name, name_len);
+	p = xdr_put32(p, 0);			/* uid */
+	p = xdr_put32(p, 0);			/* gid */
+	p = xdr_put32(p, 0);			/* no supplementary gids */
 
-	p = put32(p, AUTH_NONE);		/* verifier */
-	p = put32(p, 0);
+	p = xdr_put32(p, AUTH_NONE);		/* verifier */
+	return xdr_put32(p, 0);
+}
 
-	if (proc == LOAD_PROC_GETATTR) {
-		memcpy(fh, hold_magic, sizeof(hold_magic));
-		put32(fh + 8, hold_us);
-		put32(fh + 12, 0);
-		p = put_opaque(p, fh, sizeof(fh));
-	}
+/* rpc_end_call - write the record mark of the call from buf to end. */
+size_t rpc_end_call(uint8_t *buf, const uint8_t *end)
+{
+	xdr_put32(buf, RPC_LAST_FRAG | (uint32_t)(end - buf - 4));
+	return end - buf;
+}
 
-	put32(buf, RPC_LAST_FRAG | (uint32_t)(p - buf - 4));
-	return p - buf;
+/* rpc_put_hold_fh - the hold hook's handle asking for hold_us, as an nfs_fh. */
+uint8_t *rpc_put_hold_fh(uint8_t *p, uint32_t hold_us)
+{
+	uint8_t fh[HOLD_FH_LEN];
+
+	memcpy(fh, hold_magic, sizeof(hold_magic));
+	xdr_put32(fh + 8, hold_us);
+	xdr_put32(fh + 12, 0);
+	return xdr_put_opaque(p, fh, sizeof(fh));
+}
+
+/*
+ * rpc_encode_call - write one NFSv3 call, record mark included, into buf
+ * (at least RPC_CALL_MAX bytes) and return its length. GETATTR's argument
+ * is the hold hook's 16-byte handle asking for hold_us microseconds.
+ */
+size_t rpc_encode_call(uint8_t *buf, uint32_t xid, enum load_proc proc, uint32_t hold_us)
+{
+	uint8_t *p;
+
+	p = rpc_put_call_header(buf, xid, NFS_V3,
+				proc == LOAD_PROC_GETATTR ? NFSPROC3_GETATTR : NFSPROC3_NULL);
+	if (proc == LOAD_PROC_GETATTR)
+		p = rpc_put_hold_fh(p, hold_us);
+	return rpc_end_call(buf, p);
 }
 
 /*
@@ -108,40 +107,44 @@ int rpc_decode_reply(const uint8_t *rec, size_t len, struct rpc_reply *r)
 
 	if (len < 12)
 		return -EBADMSG;
-	r->xid = get32(rec);
+	r->xid = xdr_get32(rec);
 	r->status = RPC_REPLY_GARBLED;
 	r->detail = 0;
 	r->nfs_status = -1;
-	if (get32(rec + 4) != RPC_REPLY)
+	r->body = NULL;
+	r->body_len = 0;
+	if (xdr_get32(rec + 4) != RPC_REPLY)
 		return 0;
 
-	if (get32(rec + 8) == MSG_DENIED) {
+	if (xdr_get32(rec + 8) == MSG_DENIED) {
 		r->status = RPC_REPLY_DENIED;
 		if (len >= 16)
-			r->detail = get32(rec + 12);
+			r->detail = xdr_get32(rec + 12);
 		return 0;
 	}
-	if (get32(rec + 8) != MSG_ACCEPTED)
+	if (xdr_get32(rec + 8) != MSG_ACCEPTED)
 		return 0;
 
 	/* verifier: flavor, opaque body */
 	if (len < off + 8)
 		return 0;
-	verf_len = get32(rec + off + 4);
+	verf_len = xdr_get32(rec + off + 4);
 	if (verf_len > 400)
 		return 0;
 	off += 8 + ((verf_len + 3) & ~3u);
 	if (len < off + 4)
 		return 0;
-	r->detail = get32(rec + off);
+	r->detail = xdr_get32(rec + off);
 	off += 4;
 	if (r->detail != 0) {
 		r->status = RPC_REPLY_UNACCEPTED;
 		return 0;
 	}
 	r->status = RPC_REPLY_OK;
+	r->body = rec + off;
+	r->body_len = len - off;
 	if (len >= off + 4)
-		r->nfs_status = get32(rec + off);
+		r->nfs_status = xdr_get32(rec + off);
 	return 0;
 }
 

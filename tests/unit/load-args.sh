@@ -1,10 +1,15 @@
 #!/bin/bash
 # On the host, no guest: nfsfair-load's option parsing refuses bad
 # arguments with exit 2 and a message naming them, the calls it encodes
-# are byte for byte what RFC 5531 and RFC 1813 say, and against a stand-in
-# server (load-fake-server.py) it copes with replies split into fragments
-# and dribbled out a few bytes at a time, replies out of order, RPC-level
-# errors, a server that hangs up and one that never answers.
+# are byte for byte what RFC 5531, RFC 1813 and RFC 8881 say, and against
+# a stand-in server (load-fake-server.py) it copes with replies split into
+# fragments and dribbled out a few bytes at a time, replies out of order,
+# RPC-level errors, a server that hangs up and one that never answers.
+# For NFSv4.1 (--proc v41) the stand-in grants 5 slots a session and
+# checks every SEQUENCE's session, binding, slot and seqid: the client
+# spreads its connections over as many sessions as it takes, binds the
+# others, destroys all at the end, and stops with a clear error on a
+# protocol error, a handle that is not stale or too few slots.
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/tests/lib/tap.sh"
 
@@ -48,6 +53,14 @@ fails_with "--group with an empty name: exit 2" "NAME" --group :127.0.0.2:1:4
 fails_with "two groups named a: exit 2" "already is a group 'a'" \
 	"${ok_group[@]}" --group a:127.0.0.3:1:4
 fails_with "--proc nfs4: exit 2 naming --proc" "--proc: 'nfs4'" "${ok_group[@]}" --proc nfs4
+fails_with "--proc v4: exit 2 naming --proc and the choices" \
+	"--proc: 'v4' is not null, getattr or v41" "${ok_group[@]}" --proc v4
+fails_with "--proc V41 (case matters): exit 2 naming --proc" "--proc: 'V41'" \
+	"${ok_group[@]}" --proc V41
+fails_with "--proc v41 still needs a --group: exit 2 naming --group" "--group" --proc v41
+check "--help documents --proc v41 and its sessions" \
+	eval '"$load" --help | grep -q -- "--proc null|getattr|v41" &&
+	      "$load" --help | grep -q BIND_CONN_TO_SESSION'
 fails_with "--server without its argument: exit 2 naming --server" "'--server'" \
 	"${ok_group[@]}" --server
 fails_with "--server not an address: exit 2 naming it" "--server: 'nfs.example'" \
@@ -90,10 +103,26 @@ check "the hold is big-endian in bytes 8..11 of the handle (--hold-us 305419896)
 check "NULL encodes as expected: no arguments" \
 	eval '[ "$("$load" --dump-request --proc null)" = "$expect_null" ]'
 
+# NFSv4.1, RFC 8881: record mark (last fragment | 144), xid, CALL, RPC 2,
+#   program 100003, version 4, procedure 1 (COMPOUND), the same AUTH_SYS;
+#   tag empty, minor version 1, 2 operations;
+#   SEQUENCE (53): session ID (16 bytes, 0 when dumped), seqid 1, slot 0,
+#   highest slot 0, cachethis false;
+#   PUTFH (22): the same hold handle as GETATTR's.
+call4="01000000 00000000 00000002 000186a3 00000004 00000001"
+seq4="00000000 00000001 00000002 00000035 00000000 00000000 00000000 00000000"
+seq4+=" 00000001 00000000 00000000 00000000 00000016 00000010 4e465346 41495201"
+expect_v41="80000090 $call4 $auth $seq4 00002710 00000000"
+expect_v41_hold="80000090 $call4 $auth $seq4 12345678 00000000"
+check "v41: COMPOUND { SEQUENCE, PUTFH of the hold handle } encodes as expected" \
+	eval '[ "$("$load" --dump-request --proc v41)" = "$expect_v41" ]'
+check "v41: the hold is big-endian in the PUTFH handle too (--hold-us 305419896)" \
+	eval '[ "$("$load" --dump-request --proc v41 --hold-us 305419896)" = "$expect_v41_hold" ]'
+
 # serve MODE: start the stand-in server; its port lands in $port.
 serve() {
 	[ -z "$server_pid" ] || { kill "$server_pid"; wait "$server_pid" 2>/dev/null; }
-	rm -f "$tmp/port" "$tmp/first"
+	rm -f "$tmp/port" "$tmp/first" "$tmp/first.events"
 	python3 "$top/tests/unit/load-fake-server.py" "$1" "$tmp/port" "$tmp/first" &
 	server_pid=$!
 	for _ in $(seq 50); do
@@ -166,6 +195,91 @@ check "server hangs up: the error names the connection" \
 	grep -qE "127.0.0.1:$port: (the server closed the connection|recv: Connection reset)" \
 	"$tmp/err"
 check "server hangs up: the report is still printed" json '"groups" in r'
+
+# run41 ARGS...: like run, --proc v41, groups a (1 connection x 4), b
+# (3 x 3: 9 slots, more than one of the stand-in's sessions holds) and c
+# (2 x 2: two connections sharing one session).
+run41() {
+	"$load" --port "$port" --proc v41 --group a:127.0.0.1:1:4 --group b:127.0.0.2:3:3 \
+		--group c:127.0.0.3:2:2 --warmup 0.2 --duration 0.5 --timeout 10 "$@" \
+		> "$tmp/out" 2> "$tmp/err"
+	rc=$?
+}
+
+# events PATTERN: how many of the stand-in's v4.1 events match PATTERN.
+events() {
+	grep -cE -- "$1" "$tmp/first.events"
+}
+
+# group_is NAME EXPR: EXPR (Python, over group NAME's report as g) is true.
+group_is() {
+	json "[g for g in r['groups'] if g['name'] == '$1' and ($2)] != []"
+}
+
+require "stand-in server starts (v41)" serve v41
+run41 --json
+check "v41: exit 0" [ "$rc" -eq 0 ] || diag "stderr: $(cat "$tmp/err")"
+check "v41: every group completes calls, no errors" json "$ops_ok"
+check "v41: the report names the proc" json 'r["proc"] == "v41"'
+check "v41: a (4 slots) fits one session of 4 slots" \
+	group_is a 'g["sessions"] == 1 and g["slots"] == 4'
+check "v41: b (9 slots) takes 3 sessions of 5, 5 and 3 slots, one connection each" \
+	group_is b 'g["sessions"] == 3 and g["slots"] == 13'
+check "v41: c's two connections share one session of 4 slots" \
+	group_is c 'g["sessions"] == 1 and g["slots"] == 4'
+check "v41: one EXCHANGE_ID per group, owners apart" \
+	eval '[ "$(grep "^EXCHANGE_ID" "$tmp/first.events" | sort -u | wc -l)" -eq 3 ]'
+creates="CREATE_SESSION asked 3 granted 3;CREATE_SESSION asked 4 granted 4;"
+creates+="CREATE_SESSION asked 4 granted 4;CREATE_SESSION asked 6 granted 5;"
+creates+="CREATE_SESSION asked 9 granted 5;"
+check "v41: CREATE_SESSION asks for what is left: 4; 9, 6 and 3; 4" \
+	eval '[ "$(grep "^CREATE_SESSION" "$tmp/first.events" | sort | tr "\n" ";")" = "$creates" ]'
+check "v41: b's two and c's one other connections bind, to the fore channel" \
+	[ "$(events '^BIND_CONN_TO_SESSION dir 1$')" -eq 3 ]
+check "v41: no call the stand-in refused (binding, slot, seqid)" [ "$(events error)" -eq 0 ]
+check "v41: at the end, 5 sessions and 3 client IDs destroyed" \
+	eval '[ "$(events "^DESTROY_SESSION$")" -eq 5 ] && [ "$(events "^DESTROY_CLIENTID$")" -eq 3 ]'
+run41
+check "v41: a second run against the same server: exit 0" [ "$rc" -eq 0 ]
+check "v41: a second run's client owners are new ones" \
+	eval '[ "$(grep "^EXCHANGE_ID" "$tmp/first.events" | sort -u | wc -l)" -eq 6 ]'
+check "v41: the text report names v41 and the sessions" \
+	eval 'head -1 "$tmp/out" | grep -q " v41 hold 10000 us" &&
+	      grep -qx "v4.1 sessions (slots granted): a 1 (4), b 3 (13), c 1 (4)" "$tmp/out"'
+
+require "stand-in server starts (v41, burst)" serve v41
+run41 --json --burst 20 --burst-group b --repeat 3
+check "v41 burst mode: exit 0" [ "$rc" -eq 0 ] || diag "stderr: $(cat "$tmp/err")"
+check "v41 burst mode: group b completed 3 x 20 calls" \
+	json '[g["ops"] for g in r["groups"] if g["name"] == "b"] == [60]'
+check "v41 burst mode: no call refused" [ "$(events error)" -eq 0 ]
+
+require "stand-in server starts (v41-reorder)" serve v41-reorder
+run41 --json --jitter 50
+check "v41, replies out of order: exit 0, no errors" \
+	eval '[ "$rc" -eq 0 ] && json "$ops_ok" && [ "$(events error)" -eq 0 ]'
+
+require "stand-in server starts (v41-misorder)" serve v41-misorder
+run41 --json
+check "v41 SEQUENCE refused (NFS4ERR_SEQ_MISORDERED): exit 1" [ "$rc" -eq 1 ]
+check "v41 SEQUENCE refused: stderr names SEQUENCE, the slot and the error" \
+	grep -qE 'v4.1 protocol error: SEQUENCE on slot [0-9]+ seqid [0-9]+: NFS4ERR_SEQ_MISORDERED' \
+	"$tmp/err"
+check "v41 SEQUENCE refused: counted as one error in the report" \
+	json 'sum(g["errors"] for g in r["groups"]) == 1'
+
+require "stand-in server starts (v41-notstale)" serve v41-notstale
+run41 --json
+check "v41 PUTFH succeeding (no hold hook): exit 1, reported" \
+	eval '[ "$rc" -eq 1 ] && grep -q "PUTFH of the hold handle: NFS4_OK, not" "$tmp/err"'
+check "v41 PUTFH succeeding: no call counted as completed" \
+	json 'r["total_ops"] == 0'
+
+require "stand-in server starts (v41-tiny)" serve v41-tiny
+run41 --json
+tiny="CREATE_SESSION granted 2 slots, fewer than the [34] calls a connection keeps outstanding"
+check "v41, 2 slots granted for depth 3 or 4: exit 1 naming the grant and DEPTH" \
+	eval '[ "$rc" -eq 1 ] && grep -qE "$tiny \(DEPTH\)" "$tmp/err"'
 
 require "stand-in server starts (silent)" serve silent
 "$load" --port "$port" --group a:127.0.0.1:1:4 --warmup 0 --burst 4 --burst-group a \
