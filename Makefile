@@ -15,7 +15,7 @@ INTEGRATION_SUITES := $(sort $(wildcard tests/integration/*.sh))
 SUITES := $(UNIT_SUITES) tests/kunit/run $(INTEGRATION_SUITES) tests/bench/smoke.sh
 
 .PHONY: all help deps kernel kernel-baseline export-series netlink-gen userspace check bench \
-	bench-overhead bench-real-client fuzz \
+	bench-overhead bench-real-client deps-qemu kernel-smp kernel-baseline-smp bench-smp fuzz \
 	demo clean distclean
 
 all: kernel userspace
@@ -31,6 +31,9 @@ help:
 	@echo "make bench            the fairness tables, baseline against nfsfair (build/bench/)"
 	@echo "make bench-overhead   the dispatch path's cost, and table changes, in real time"
 	@echo "make bench-real-client  a kernel NFS client walking and reading, alone and loaded"
+	@echo "make kernel-smp       the patched x86_64 kernel for the qemu SMP guest"
+	@echo "make kernel-baseline-smp  the same without our series"
+	@echo "make bench-smp        on a 2-CPU qemu guest: the XPT_BUSY case, overhead, accept cost"
 	@echo "make fuzz             fuzz nfsfaird's YAML loader for FUZZ_SECONDS (600)"
 	@echo "make demo             boot the patched kernel and show nfsfair at work"
 	@echo "make clean            remove build products but keep the unpacked trees"
@@ -44,6 +47,15 @@ kernel: deps
 
 kernel-baseline: deps
 	@kernel/scripts/build-kernel baseline
+
+deps-qemu:
+	@scripts/deps qemu
+
+kernel-smp: deps-qemu
+	@kernel/scripts/build-kernel nfsfair x86_64
+
+kernel-baseline-smp: deps-qemu
+	@kernel/scripts/build-kernel baseline x86_64
 
 export-series:
 	@kernel/scripts/export-series
@@ -66,6 +78,9 @@ bench-overhead: kernel kernel-baseline userspace
 bench-real-client: kernel kernel-baseline userspace
 	@tests/bench/real-client $(BENCH_ARGS)
 
+bench-smp: kernel-smp kernel-baseline-smp userspace
+	@tests/bench/smp $(BENCH_ARGS)
+
 FUZZ_SECONDS ?= 600
 fuzz: userspace
 	@tests/fuzz/run $(FUZZ_SECONDS)
@@ -78,6 +93,8 @@ clean:
 	@for d in $(USERSPACE_DIRS); do $(MAKE) -s -C $$d clean; done
 	[ ! -d build/linux/um ] || $(MAKE) -s -C build/linux O=um ARCH=um clean
 	[ ! -d build/linux-baseline/um ] || $(MAKE) -s -C build/linux-baseline O=um ARCH=um clean
+	[ ! -d build/linux/x86_64 ] || $(MAKE) -s -C build/linux O=x86_64 ARCH=x86_64 clean
+	[ ! -d build/linux-baseline/x86_64 ] || $(MAKE) -s -C build/linux-baseline O=x86_64 ARCH=x86_64 clean
 
 distclean:
 	rm -rf build

@@ -19,6 +19,15 @@ harness_dir=kernel/harness
 # between the two trees for every file the series does not touch.
 objdir=um
 
+# Object directory per architecture (um for UML, as above; x86_64 for the
+# qemu guest), ignored by git in both trees.
+arch_objdir() {
+	local dir=$1
+	[ "$dir" = um ] || grep -qx "/$dir/" "$tree/.git/info/exclude" 2>/dev/null ||
+		printf '/%s/\n' "$dir" >> "$tree/.git/info/exclude"
+	echo "$dir"
+}
+
 die() { printf '%s: %s\n' "${0##*/}" "$*" >&2; exit 1; }
 say() { printf '  %-8s %s\n' "$1" "$2"; }
 
