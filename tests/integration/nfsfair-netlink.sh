@@ -150,8 +150,15 @@ check "counters-zero" quiet ynl --do counters-zero
 reply=$(ynl --do class-get --json '{"name": "movers"}')
 check "movers' dispatches zeroed" [ "$(field "$reply" dispatches)" = 0 ]
 
-ynl --subscribe changes --sleep 3 > /run/nfsfair/ntf 2>&1 &
-sleep 1
+# ynl prints what it got once its sleep is over. Its start takes seconds
+# on a slow guest: change the table only once a generic netlink socket
+# has joined a group (/proc/net/netlink lists the first 32 as a mask).
+ynl --subscribe changes --sleep 8 > /run/nfsfair/ntf 2>&1 &
+for _ in $(seq 200); do
+	awk '$2 == 16 && $4 != "00000000" { found = 1 } END { exit !found }' /proc/net/netlink &&
+		break
+	sleep 0.1
+done
 gen=$(field "$(ynl --do table-get)" generation)
 quiet ynl --do class-set --json '{"name": "movers", "weight": 4}'
 wait
