@@ -15,7 +15,7 @@ INTEGRATION_SUITES := $(sort $(wildcard tests/integration/*.sh))
 SUITES := $(UNIT_SUITES) tests/kunit/run $(INTEGRATION_SUITES) tests/bench/smoke.sh
 
 .PHONY: all help deps kernel kernel-baseline export-series netlink-gen userspace check bench \
-	bench-overhead bench-real-client deps-qemu kernel-smp kernel-baseline-smp bench-smp fuzz \
+	bench-overhead bench-real-client deps-qemu kernel-smp kernel-baseline-smp kernel-debug-smp check-smp-debug bench-smp fuzz \
 	demo clean distclean
 
 all: kernel userspace
@@ -33,6 +33,8 @@ help:
 	@echo "make bench-real-client  a kernel NFS client walking and reading, alone and loaded"
 	@echo "make kernel-smp       the patched x86_64 kernel for the qemu SMP guest"
 	@echo "make kernel-baseline-smp  the same without our series"
+	@echo "make kernel-debug-smp the patched x86_64 kernel with lockdep and friends"
+	@echo "make check-smp-debug  the guest suites on it, 2 CPUs, then its consoles checked"
 	@echo "make bench-smp        on a 2-CPU qemu guest: the XPT_BUSY case, overhead, accept cost"
 	@echo "make fuzz             fuzz nfsfaird's YAML loader for FUZZ_SECONDS (600)"
 	@echo "make demo             boot the patched kernel and show nfsfair at work"
@@ -56,6 +58,15 @@ kernel-smp: deps-qemu
 
 kernel-baseline-smp: deps-qemu
 	@kernel/scripts/build-kernel baseline x86_64
+
+kernel-debug-smp: deps-qemu
+	@kernel/scripts/build-kernel nfsfair-debug x86_64
+
+# The guest suites under real concurrency with lockdep (not timed: TCG).
+check-smp-debug: kernel-debug-smp userspace
+	@NFSFAIR_GUEST_RUNNER="tests/qemu/run --smp 2 --timeout 1200 --append loglevel=5 \
+		--kernel build/linux/x86_64-debug/arch/x86/boot/bzImage" \
+		tests/run-suites $(INTEGRATION_SUITES) tests/qemu/console-check
 
 export-series:
 	@kernel/scripts/export-series
