@@ -106,6 +106,7 @@ clean:
 	[ ! -d build/linux-baseline/um ] || $(MAKE) -s -C build/linux-baseline O=um ARCH=um clean
 	[ ! -d build/linux/x86_64 ] || $(MAKE) -s -C build/linux O=x86_64 ARCH=x86_64 clean
 	[ ! -d build/linux-baseline/x86_64 ] || $(MAKE) -s -C build/linux-baseline O=x86_64 ARCH=x86_64 clean
+	[ ! -d build/linux/x86_64-debug ] || $(MAKE) -s -C build/linux O=x86_64-debug ARCH=x86_64 clean
 
 distclean:
 	rm -rf build

@@ -19,8 +19,8 @@ harness_dir=kernel/harness
 # between the two trees for every file the series does not touch.
 objdir=um
 
-# Object directory per architecture (um for UML, as above; x86_64 for the
-# qemu guest), ignored by git in both trees.
+# Object directory per build (um for UML, as above; x86_64 and
+# x86_64-debug for the qemu guest), ignored by git in both trees.
 arch_objdir() {
 	local dir=$1
 	[ "$dir" = um ] || grep -qx "/$dir/" "$tree/.git/info/exclude" 2>/dev/null ||
