@@ -96,7 +96,7 @@ FUZZ_SECONDS ?= 600
 fuzz: userspace
 	@tests/fuzz/run $(FUZZ_SECONDS)
 
-demo: kernel
+demo: kernel kernel-baseline userspace
 	@demo/run
 
 clean:
