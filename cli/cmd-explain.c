@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * explain: the rule a peer meets first, found in a rule-get dump the way
- * the kernel looks it up, and the live clients (client-get) it lands in.
+ * the kernel looks it up, and the live clients holding the peer's
+ * connections now (client-get with the peer's address). Connections move
+ * to the client the table gives them at their next request, so the two
+ * can differ for a moment after an edit, or for an idle connection.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -18,7 +21,7 @@ struct client {
 	uint32_t kind;
 	char class[NFSFAIR_NAME_LEN + 1];
 	struct nfsfair_prefix prefix;
-	uint64_t connections, dispatches, queued;
+	uint64_t connections, dispatches, queued, peer_connections;
 };
 
 struct clients {
@@ -56,15 +59,28 @@ static int client_cb(struct nlattr **tb, void *arg)
 	k->connections = nfsfair_nla_uint(tb[NFSFAIR_A_CLIENT_CONNECTIONS]);
 	k->dispatches = nfsfair_nla_uint(tb[NFSFAIR_A_CLIENT_DISPATCHES]);
 	k->queued = nfsfair_nla_uint(tb[NFSFAIR_A_CLIENT_QUEUED]);
+	/* Only a kernel that filtered by the peer says how many are its. */
+	if (!tb[NFSFAIR_A_CLIENT_PEER_CONNECTIONS]) {
+		cs->n--;
+		return 0;
+	}
+	k->peer_connections = nfsfair_nla_uint(tb[NFSFAIR_A_CLIENT_PEER_CONNECTIONS]);
 	return 0;
 }
 
-static int clients_dump(struct ctl *c, struct clients *cs)
+/* The live clients holding connections from the peer at @p. */
+static int clients_dump(struct ctl *c, const struct nfsfair_prefix *p, struct clients *cs)
 {
 	struct nl_msg *msg;
 	int ret;
 
 	msg = nfsfair_nl_msg(c->nl, NFSFAIR_CMD_CLIENT_GET, true);
+	if (msg && (p->family == AF_INET ?
+		    nla_put(msg, NFSFAIR_A_CLIENT_PEER_ADDR4, 4, p->addr) :
+		    nla_put(msg, NFSFAIR_A_CLIENT_PEER_ADDR6, 16, p->addr)) < 0) {
+		nlmsg_free(msg);
+		msg = NULL;
+	}
 	if (!msg)
 		return ctl_error("out of memory");
 	ret = nfsfair_nl_run(c->nl, msg, NFSFAIR_A_CLIENT_MAX, client_cb, cs);
@@ -88,7 +104,7 @@ static bool serves(const struct client *k, const struct nfsfair_prefix *p,
 	return k->kind == NFSFAIR_CLIENT_KIND_PER_HOST && nfsfair_prefix_equal(&k->prefix, &want);
 }
 
-static void print_client(const struct client *k)
+static void print_client(const struct client *k, bool moving)
 {
 	char a[NFSFAIR_PREFIX_STRLEN];
 
@@ -104,6 +120,11 @@ static void print_client(const struct client *k)
 	print_uint(PRINT_ANY, "connections", ": connections %" PRIu64, k->connections);
 	print_uint(PRINT_ANY, "dispatches", " dispatches %" PRIu64, k->dispatches);
 	print_uint(PRINT_ANY, "queued", " queued %" PRIu64, k->queued);
+	print_uint(PRINT_ANY, "peer_connections", "; this peer's %" PRIu64,
+		   k->peer_connections);
+	print_bool(PRINT_JSON, "moving", NULL, moving);
+	if (moving)
+		print_string(PRINT_FP, NULL, "%s", ", moving at their next request");
 	close_json_object();
 	print_nl();
 }
@@ -113,7 +134,7 @@ static void explain_one(const struct nfsfair_prefix *p, const struct ctl_rules *
 {
 	char a[NFSFAIR_PREFIX_STRLEN], text[NFSFAIR_RULE_STRLEN], t[32];
 	const struct nfsfair_rule *r = NULL;
-	int i, shown = 0;
+	int i;
 
 	for (i = 0; i < rules->n && !r; i++)
 		if (nfsfair_prefix_contains(&rules->v[i].prefix, p->family, p->addr))
@@ -127,20 +148,22 @@ static void explain_one(const struct nfsfair_prefix *p, const struct ctl_rules *
 		print_uint(PRINT_ANY, "position", "rule %" PRIu64, r->position);
 		print_string(PRINT_ANY, "rule", " (%s)", text);
 		print_string(PRINT_ANY, "target", " -> %s\n", t);
-	} else {
+	} else if (rules->n) {
 		print_null(PRINT_ANY, "position", "%s", "no rule matches");
 		print_string(PRINT_ANY, "target", " -> %s\n", "default");
+	} else {
+		print_null(PRINT_ANY, "position", "%s", "no table");
+		print_string(PRINT_ANY, "target", " -> %s\n", "single queue");
 	}
+	/* Where its connections are now; "moving" when the table says otherwise. */
 	open_json_array("clients");
-	for (i = 0; i < cs->n; i++) {
-		if (serves(&cs->v[i], p, r)) {
-			print_client(&cs->v[i]);
-			shown++;
-		}
-	}
+	for (i = 0; i < cs->n; i++)
+		print_client(&cs->v[i], !rules->n || !serves(&cs->v[i], p, r));
 	close_json_array();
-	if (!shown)
-		print_string(PRINT_FP, NULL, "%s\n", "  no live client yet");
+	if (!cs->n)
+		print_string(PRINT_FP, NULL, "%s\n", rules->n ?
+			     "  no connection bound to a client" :
+			     "  its connections, if any, are on the single queue");
 	close_json_object();
 }
 
@@ -164,16 +187,16 @@ int cmd_explain(struct ctl *c)
 	ret = ctl_rules_dump(c, &rules);
 	if (ret)
 		goto free_p;
-	ret = clients_dump(c, &cs);
-	if (ret)
-		goto free_rules;
 	open_json_array(NULL);
-	for (i = 0; i < n; i++)
-		explain_one(&p[i], &rules, &cs);
+	for (i = 0; i < n && !ret; i++) {
+		cs.n = 0;
+		ret = clients_dump(c, &p[i], &cs);
+		if (!ret)
+			explain_one(&p[i], &rules, &cs);
+	}
 	close_json_array();
 	output_done();
 	free(cs.v);
-free_rules:
 	free(rules.v);
 free_p:
 	free(p);

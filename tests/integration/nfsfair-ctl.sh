@@ -209,6 +209,29 @@ check "explain 203.0.113.9 --json: no rule, default" eval \
 sed 's/^/# /' $work/list
 check "-L -v: hits counted on the per-host rule" \
 	awk '$1 == 2 && $2 + 0 >= 4 { found = 1 } END { exit !found }' $work/list
+
+# A live edit: the mount's open connections move at their next request,
+# and explain says where they are meanwhile.
+check "-I 1 -s 127.0.0.3 -j movers under open connections" "$ctl" -I 1 -s 127.0.0.3 -j movers
+"$ctl" explain 127.0.0.3 > $work/explain
+sed 's/^/# /' $work/explain
+check "explain after the edit: the new rule" \
+	grep -q "^127.0.0.3: rule 1 (-s 127.0.0.3/32 -j movers) -> movers" $work/explain
+check "explain after the edit: idle connections still per-host, moving" \
+	grep -q "client per-host 127.0.0.3/32: .*this peer's 4, moving at their next request" $work/explain
+load /run/nfsfair/c
+"$ctl" explain 127.0.0.3 > $work/explain
+sed 's/^/# /' $work/explain
+check "explain after traffic: all 4 connections in movers, none elsewhere" eval \
+	'grep -q "client class movers: connections 5 .*this peer.s 4$" $work/explain &&
+	 [ "$(grep -c "^  client" $work/explain)" = 1 ]'
+check "explain --json: one client, movers, not moving" eval \
+	'"$ctl" explain 127.0.0.3 --json | python3 -c "import json,sys; c=json.load(sys.stdin)[0][\"clients\"]; assert len(c) == 1 and c[0][\"class\"] == \"movers\" and c[0][\"peer_connections\"] == 4 and not c[0][\"moving\"]"'
+check "-D 1: back to per-host" "$ctl" -D 1
+load /run/nfsfair/c
+check "explain after -D 1 and traffic: per-host again, movers keeps 127.0.0.2" eval \
+	'"$ctl" explain 127.0.0.3 | grep -q "client per-host 127.0.0.3/32: connections 4 .*this peer.s 4$" &&
+	 "$ctl" explain 127.0.0.2 | grep -q "client class movers: connections 1 "'
 umount /run/nfsfair/b /run/nfsfair/c
 
 # A big table goes in one table-replace: 20,000 rules in one origin.
