@@ -11,6 +11,7 @@
 
 #define NFSFAIR_NAME_LEN	15
 #define NFSFAIR_WEIGHT_MAX	1000
+#define NFSFAIR_OWNER_LEN	48
 
 /**
  * enum nfsfair_client_kind - What a live client stands for.
@@ -18,14 +19,17 @@
  * @NFSFAIR_CLIENT_KIND_CLASS: All peers of one class.
  * @NFSFAIR_CLIENT_KIND_PER_HOST: One address, masked to the rule's per-host
  *   length.
- * @NFSFAIR_CLIENT_KIND_OVERFLOW: Per-host peers beyond the per-service cap,
- *   sharing one turn.
+ * @NFSFAIR_CLIENT_KIND_OVERFLOW: Per-host peers and client IDs beyond the
+ *   per-service cap, sharing one turn.
+ * @NFSFAIR_CLIENT_KIND_CLIENT_ID: One NFSv4.1 client ID, under a per-client
+ *   rule: the connections bound to its sessions, from any address.
  */
 enum nfsfair_client_kind {
 	NFSFAIR_CLIENT_KIND_DEFAULT,
 	NFSFAIR_CLIENT_KIND_CLASS,
 	NFSFAIR_CLIENT_KIND_PER_HOST,
 	NFSFAIR_CLIENT_KIND_OVERFLOW,
+	NFSFAIR_CLIENT_KIND_CLIENT_ID,
 };
 
 enum {
@@ -53,6 +57,7 @@ enum {
 	NFSFAIR_A_RULE_PER_HOST_LEN,
 	NFSFAIR_A_RULE_ORIGIN,
 	NFSFAIR_A_RULE_HITS,
+	NFSFAIR_A_RULE_PER_CLIENT,
 
 	__NFSFAIR_A_RULE_MAX,
 	NFSFAIR_A_RULE_MAX = (__NFSFAIR_A_RULE_MAX - 1)
@@ -71,6 +76,8 @@ enum {
 	NFSFAIR_A_CLIENT_PEER_ADDR4,
 	NFSFAIR_A_CLIENT_PEER_ADDR6,
 	NFSFAIR_A_CLIENT_PEER_CONNECTIONS,
+	NFSFAIR_A_CLIENT_CLIENT_ID,
+	NFSFAIR_A_CLIENT_OWNER,
 
 	__NFSFAIR_A_CLIENT_MAX,
 	NFSFAIR_A_CLIENT_MAX = (__NFSFAIR_A_CLIENT_MAX - 1)
