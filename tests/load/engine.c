@@ -380,6 +380,18 @@ int conn_ready(struct run *r, struct conn *c)
 	return 0;
 }
 
+/*
+ * window_add - count a completion in its --window-ms window. Replies read
+ * in the loop pass that ends the measurement, a little past its end,
+ * count in the last window, as they count in ops.
+ */
+static void window_add(const struct run *r, struct group *g, uint64_t now)
+{
+	uint64_t i = (now - r->measure_start) / ((uint64_t)r->o->window_ms * 1000000);
+
+	g->windows[i < r->o->nwindows ? i : r->o->nwindows - 1]++;
+}
+
 /* conn_reply - one whole reply record has arrived. */
 static int conn_reply(struct run *r, struct conn *c, uint64_t now)
 {
@@ -417,6 +429,8 @@ static int conn_reply(struct run *r, struct conn *c, uint64_t now)
 		if (measuring(r)) {
 			g->ops++;
 			hist_add(g->lat, now - s->sent_ns);
+			if (g->windows)
+				window_add(r, g, now);
 		}
 	}
 	if (g->burst && r->phase == PH_BURST && --r->burst_left == 0)
@@ -675,6 +689,7 @@ int load_run(const struct options *o, struct results *res)
 	for (i = 0; i < r.nconns && r.phase != PH_DONE; i++)
 		conn_open(&r, &r.conns[i]);
 	err = run_loop(&r);
+	res->start_ns = r.measure_start;
 	if (r.measure_start && r.measure_end > r.measure_start)
 		res->duration_s = (double)(r.measure_end - r.measure_start) / NSEC;
 out:

@@ -21,6 +21,7 @@
 #define GROUP_NAME_MAX 32
 #define MAX_CONNS 4096		/* per group */
 #define MAX_DEPTH 4096		/* per connection */
+#define MAX_WINDOWS 100000	/* --window-ms windows in a run */
 
 enum load_proc {
 	LOAD_PROC_NULL,			/* NFSv3 NULL */
@@ -59,6 +60,7 @@ struct group {
 	uint64_t ops;
 	uint64_t errors;
 	struct hist *lat;
+	uint64_t *windows;		/* --window-ms: completions in each window */
 	/* v4.1: the sessions the group's connections share */
 	unsigned int sessions;
 	unsigned int slots;		/* fore channel slots granted, all sessions */
@@ -80,12 +82,15 @@ struct options {
 	unsigned int burst_n;		/* 0: backlogged mode */
 	const char *burst_group;
 	unsigned int repeat;
+	unsigned int window_ms;		/* 0: no windows */
+	unsigned int nwindows;		/* windows in --duration, the last maybe short */
 	bool json;
 	bool dump_request;
 };
 
 struct results {
 	double duration_s;		/* length of the measured window */
+	uint64_t start_ns;		/* its start, CLOCK_MONOTONIC */
 	double *runs_ms;		/* burst mode: one per completed burst */
 	unsigned int nruns;
 	bool timed_out;

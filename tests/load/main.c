@@ -5,6 +5,14 @@
  *   nfsfair-load --group a:127.0.0.2:1:4 --group b:127.0.0.3:4:4 \
  *		  --proc getattr --hold-us 1000 --duration 5 --json
  *   nfsfair-load --group a:127.0.0.2:16:16 --proc v41 --hold-us 10000
+ *   nfsfair-load --group a:127.0.0.2:16:16 --group b:127.0.0.3:1:16 \
+ *		  --duration 8 --window-ms 100 --json
+ *
+ * --window-ms N also counts each group's completions in windows of N ms
+ * from the start of the measured period, so that a share can be followed
+ * through a change made while the load runs (tests/bench/fairness,
+ * live-edit); the report gives that start on CLOCK_MONOTONIC, the clock a
+ * script on the same machine stamps the change with.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -22,7 +30,7 @@
 enum {
 	OPT_SERVER = 256, OPT_PORT, OPT_GROUP, OPT_PROC, OPT_HOLD_US, OPT_JITTER,
 	OPT_DURATION, OPT_WARMUP, OPT_BURST, OPT_BURST_GROUP, OPT_REPEAT, OPT_JSON,
-	OPT_TIMEOUT, OPT_DUMP_REQUEST, OPT_HELP = 'h',
+	OPT_TIMEOUT, OPT_DUMP_REQUEST, OPT_WINDOW_MS, OPT_HELP = 'h',
 };
 
 static const struct option long_opts[] = {
@@ -37,6 +45,7 @@ static const struct option long_opts[] = {
 	{ "burst",	  required_argument, NULL, OPT_BURST },
 	{ "burst-group",  required_argument, NULL, OPT_BURST_GROUP },
 	{ "repeat",	  required_argument, NULL, OPT_REPEAT },
+	{ "window-ms",	  required_argument, NULL, OPT_WINDOW_MS },
 	{ "json",	  no_argument,	     NULL, OPT_JSON },
 	{ "timeout",	  required_argument, NULL, OPT_TIMEOUT },
 	{ "dump-request", no_argument,	     NULL, OPT_DUMP_REQUEST },
@@ -72,6 +81,11 @@ static void usage(FILE *f)
 "  --burst-group NAME   the group that bursts\n"
 "  --repeat R           bursts to run, 100 ms apart; the median is reported\n"
 "                       (default 5)\n"
+"  --window-ms N        also count each group's completions in windows of N ms\n"
+"                       of the measured time, from its start (not with --burst;\n"
+"                       the last window is short if N does not divide\n"
+"                       --duration); the report adds the windows' counts and,\n"
+"                       in JSON, start_ns: that start on CLOCK_MONOTONIC\n"
 "  --json               print the report as JSON\n"
 "  --timeout SECONDS    hard cap on the whole run (default 120)\n"
 "  --dump-request       print the first call, record mark included, as hex\n"
@@ -246,6 +260,7 @@ static void check_options(struct options *o)
 {
 	struct group *g;
 	unsigned int i;
+	double windows;
 
 	if (parse_addr(o->server_str, o->port, &o->server, &o->server_len))
 		usage_error("--server: '%s' is not an IPv4 or IPv6 address", o->server_str);
@@ -273,6 +288,17 @@ static void check_options(struct options *o)
 	} else if (o->warmup_s + o->duration_s >= o->timeout_s) {
 		usage_error("--duration: %g s after a %g s --warmup does not fit in --timeout %g s",
 			    o->duration_s, o->warmup_s, o->timeout_s);
+	}
+	if (o->window_ms && o->burst_n)
+		usage_error("--window-ms: counts a backlogged run's --duration, not --burst");
+	if (o->window_ms) {
+		/* the tolerance keeps 0.3 s / 100 ms at 3 windows, not 4 */
+		windows = ceil(o->duration_s * 1000 / o->window_ms - 1e-6);
+		if (windows > MAX_WINDOWS)
+			usage_error("--window-ms: %u ms makes %.0f windows of --duration %g s, "
+				    "more than %u", o->window_ms, windows, o->duration_s,
+				    MAX_WINDOWS);
+		o->nwindows = windows;
 	}
 }
 
@@ -322,6 +348,9 @@ static void parse_options(struct options *o, int argc, char **argv)
 			break;
 		case OPT_REPEAT:
 			o->repeat = parse_ulong("--repeat", optarg, 1, 10000);
+			break;
+		case OPT_WINDOW_MS:
+			o->window_ms = parse_ulong("--window-ms", optarg, 1, 3600000);
 			break;
 		case OPT_JSON:
 			o->json = true;
@@ -405,7 +434,16 @@ static void text_row(const struct row *row, int nw, int sw)
 	printf(" %7llu\n", (unsigned long long)row->errors);
 }
 
-static void json_row(const struct row *row, enum load_proc proc, bool last)
+/* print_windows - a group's --window-ms counts, separated by sep. */
+static void print_windows(const struct options *o, const struct group *g, const char *sep)
+{
+	unsigned int i;
+
+	for (i = 0; i < o->nwindows; i++)
+		printf("%s%llu", i ? sep : "", (unsigned long long)g->windows[i]);
+}
+
+static void json_row(const struct options *o, const struct row *row, bool last)
 {
 	printf("    {\"name\": \"%s\", \"source\": \"%s\", \"conns\": %u, \"depth\": %u, "
 	       "\"ops\": %llu, \"ops_per_s\": %.3f, \"share_pct\": %.3f, ",
@@ -416,9 +454,15 @@ static void json_row(const struct row *row, enum load_proc proc, bool last)
 		       hist_quantile(row->lat, 0.99) / 1e6);
 	else
 		printf("\"p50_ms\": null, \"p99_ms\": null, ");
-	if (proc == LOAD_PROC_V41)
+	if (o->proc == LOAD_PROC_V41)
 		printf("\"sessions\": %u, \"slots\": %u, ", row->g->sessions, row->g->slots);
-	printf("\"errors\": %llu}%s\n", (unsigned long long)row->errors, last ? "" : ",");
+	printf("\"errors\": %llu", (unsigned long long)row->errors);
+	if (o->window_ms) {
+		printf(",\n     \"windows\": [");
+		print_windows(o, row->g, ", ");
+		printf("]");
+	}
+	printf("}%s\n", last ? "" : ",");
 }
 
 static void report(const struct options *o, const struct results *res, struct hist *all)
@@ -447,12 +491,15 @@ static void report(const struct options *o, const struct results *res, struct hi
 
 	if (o->json) {
 		printf("{\n  \"server\": \"%s\", \"proc\": \"%s\", \"hold_us\": %u, "
-		       "\"jitter_pct\": %g, \"warmup_s\": %g,\n  \"duration_s\": %.4f,\n"
-		       "  \"groups\": [\n", server, proc, o->hold_us, o->jitter_pct,
-		       o->warmup_s, dur);
+		       "\"jitter_pct\": %g, \"warmup_s\": %g,\n  \"duration_s\": %.4f,\n",
+		       server, proc, o->hold_us, o->jitter_pct, o->warmup_s, dur);
+		if (o->window_ms)
+			printf("  \"window_ms\": %u, \"start_ns\": %llu,\n", o->window_ms,
+			       (unsigned long long)res->start_ns);
+		printf("  \"groups\": [\n");
 		for (i = 0; i < o->ngroups; i++) {
 			fill_row(&row, &o->groups[i], total.ops, dur);
-			json_row(&row, o->proc, i + 1 == o->ngroups);
+			json_row(o, &row, i + 1 == o->ngroups);
 		}
 		printf("  ],\n  \"total_ops\": %llu, \"total_ops_per_s\": %.3f, "
 		       "\"total_errors\": %llu",
@@ -488,6 +535,11 @@ static void report(const struct options *o, const struct results *res, struct hi
 		for (i = 0; i < o->ngroups; i++)
 			printf("%s %s %u (%u)", i ? "," : "", o->groups[i].name,
 			       o->groups[i].sessions, o->groups[i].slots);
+		printf("\n");
+	}
+	for (i = 0; o->window_ms && i < o->ngroups; i++) {
+		printf("%s, per %u ms: ", o->groups[i].name, o->window_ms);
+		print_windows(o, &o->groups[i], " ");
 		printf("\n");
 	}
 	if (o->burst_n) {
@@ -546,6 +598,10 @@ int main(int argc, char **argv)
 	for (i = 0; i < o.ngroups; i++) {
 		o.groups[i].lat = calloc(1, sizeof(struct hist));
 		nomem |= !o.groups[i].lat;
+		if (o.window_ms) {
+			o.groups[i].windows = calloc(o.nwindows, sizeof(uint64_t));
+			nomem |= !o.groups[i].windows;
+		}
 	}
 	if (nomem) {
 		fprintf(stderr, "%s: out of memory\n", PROG_NAME);
@@ -566,8 +622,10 @@ int main(int argc, char **argv)
 			status = 1;
 out:
 	fflush(stdout);
-	for (i = 0; i < o.ngroups; i++)
+	for (i = 0; i < o.ngroups; i++) {
 		free(o.groups[i].lat);
+		free(o.groups[i].windows);
+	}
 	free(o.groups);
 	free(res.runs_ms);
 	free(all);

@@ -4,7 +4,8 @@
 # are byte for byte what RFC 5531, RFC 1813 and RFC 8881 say, and against
 # a stand-in server (load-fake-server.py) it copes with replies split into
 # fragments and dribbled out a few bytes at a time, replies out of order,
-# RPC-level errors, a server that hangs up and one that never answers.
+# RPC-level errors, a server that hangs up and one that never answers, and
+# --window-ms splits each group's completions over the measured time.
 # For NFSv4.1 (--proc v41) the stand-in grants 5 slots a session and
 # checks every SEQUENCE's session, binding, slot and seqid: the client
 # spreads its connections over as many sessions as it takes, binds the
@@ -82,6 +83,15 @@ fails_with "--burst-group naming no group: exit 2 naming it" "'zz'" \
 	"${ok_group[@]}" --burst 10 --burst-group zz
 fails_with "IPv4 source with an IPv6 server: exit 2" "same family" \
 	"${ok_group[@]}" --server ::1
+fails_with "--window-ms 0: exit 2 naming --window-ms" "--window-ms: '0'" \
+	"${ok_group[@]}" --window-ms 0
+fails_with "--window-ms x: exit 2 naming --window-ms" "--window-ms: 'x'" \
+	"${ok_group[@]}" --window-ms x
+fails_with "--window-ms with --burst: exit 2 naming --window-ms" "--window-ms: counts" \
+	"${ok_group[@]}" --window-ms 100 --burst 10 --burst-group a
+fails_with "--window-ms 1 over an hour: too many windows, exit 2" "--window-ms: 1 ms makes" \
+	"${ok_group[@]}" --window-ms 1 --duration 3600 --timeout 4000
+check "--help documents --window-ms" eval '"$load" --help | grep -q -- "--window-ms N"'
 
 # The wire format, word by word:
 #   record mark (last fragment | 92), xid, CALL, RPC version 2,
@@ -157,6 +167,29 @@ check "plain: both groups complete calls, no errors" json "$ops_ok"
 check "plain: shares add up to 100" json "$shares"
 check "plain: the first call on the wire is the one --dump-request shows, xid and all" \
 	grep -qxF -- "$("$load" --dump-request --hold-us 0)" "$tmp/first"
+check "plain: without --window-ms, no windows in the report" \
+	json '"window_ms" not in r and all("windows" not in g for g in r["groups"])'
+
+# --window-ms: 0.5 s measured in 100 ms windows is 5 of them, in 200 ms
+# windows 3 (the last one short); either way each group's windows add up
+# to its ops, and the start is a CLOCK_MONOTONIC time.
+windows_are() {	# windows_are N: N windows a group, adding up to its ops
+	json "all(len(g['windows']) == $1 and sum(g['windows']) == g['ops'] for g in r['groups'])"
+}
+run --hold-us 0 --window-ms 100
+check "--window-ms 100: exit 0" [ "$rc" -eq 0 ]
+check "--window-ms 100: 5 windows a group, adding up to its ops" windows_are 5
+check "--window-ms 100: window_ms, and start_ns on this machine's CLOCK_MONOTONIC" \
+	json '(r["window_ms"] == 100 and
+	       0 < __import__("time").monotonic_ns() - r["start_ns"] < 10e9)'
+check "--window-ms 100: completions spread over the windows, not all in one" \
+	json 'all(sum(1 for w in g["windows"] if w) >= 2 for g in r["groups"])'
+run --hold-us 0 --window-ms 200
+check "--window-ms 200: 3 windows, the last short, adding up to the ops" windows_are 3
+"$load" --port "$port" "${ok_group[@]}" --hold-us 0 --warmup 0.1 --duration 0.3 --timeout 10 \
+	--window-ms 100 > "$tmp/out" 2> "$tmp/err"
+check "--window-ms in the text report: a line of 3 counts for the group" \
+	grep -qE '^a, per 100 ms: [0-9]+ [0-9]+ [0-9]+$' "$tmp/out"
 
 require "stand-in server starts (split)" serve split
 run --proc null
