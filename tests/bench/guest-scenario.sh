@@ -8,7 +8,8 @@
 # dump, or null on a kernel without nfsfair>}.
 #
 # TABLE: "none" (nothing configured), "per-host" (127.0.0.0/8, each
-# address its own client), or "class:NAME=ADDR[+ADDR...]" items joined
+# address its own client), "per-client" (127.0.0.0/8, each NFSv4.1 client
+# ID its own client, per-host until bound), or "class:NAME=ADDR[+ADDR...]" items joined
 # by ",", each making the listed /32 addresses one class.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -29,6 +30,10 @@ case $table in
 none) ;;
 per-host)
 	ynl --do rule-append --json '{"addr4": "7f000000", "prefix-len": 8, "per-host-len": 32}' >/dev/null
+	;;
+per-client)
+	ynl --do rule-append --json \
+		'{"addr4": "7f000000", "prefix-len": 8, "per-host-len": 32, "per-client": true}' >/dev/null
 	;;
 class:*)
 	IFS=, read -ra items <<< "${table#class:}"
