@@ -36,6 +36,12 @@
 # (5.9%). A loaded host lowers what nfsd serves in all, not the half: the
 # log shows both. Builds nothing: run `make -C tests/load` and
 # `make -C cli` on the host first.
+#
+# On the lockdep qemu guest (make check-smp-debug, NFSFAIR_GUEST=qemu)
+# every step is several times slower: loads run and polls wait $slow
+# times longer there, the late client is judged by its share of what
+# nfsd served rather than of 800 ops/s, and the replace rate is only
+# reported (the python generator cannot keep 100 a second there).
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/tests/lib/tap.sh"
 . "$top/tests/uml/guest-lib.sh"
@@ -45,6 +51,11 @@ load=$top/tests/load/nfsfair-load
 out=/run/nfsfair/live-edits
 mnt=/run/nfsfair/live-mnt
 mkdir -p "$out" "$mnt"
+
+# How much longer loads run and polls wait: 1 on UML, 4 on the debug
+# qemu guest, where translated code with lockdep is that much slower.
+slow=1
+[ "${NFSFAIR_GUEST:-uml}" = qemu ] && slow=4
 
 # The saturated rate and its bounds (see above): threads / hold.
 threads=8
@@ -72,7 +83,7 @@ now_ms() { echo $(($(date +%s%N) / 1000000)); }
 # poll MS CMD...: run CMD until it succeeds, at most MS milliseconds;
 # waited_ms says how long it took.
 poll() {
-	local limit=$1 start
+	local limit=$(($1 * slow)) start
 	shift
 	start=$(now_ms)
 	while :; do
@@ -128,9 +139,19 @@ counts_add_up() {
 # load_start NAME GROUP... [-- OPTIONS]: GETATTRs of the hold hook's handle,
 # held 10 ms each, in the background; report in $out/NAME.json.
 load_start() {
-	local name=$1
+	local name=$1 args=()
 	shift
-	"$load" "$@" --proc getattr --hold-us "$hold_us" --timeout 90 --json \
+	# Durations stretch with $slow: the checks below run while loads do.
+	while [ $# -gt 0 ]; do
+		if [ "$1" = --duration ]; then
+			args+=(--duration "$(($2 * slow))")
+			shift 2
+		else
+			args+=("$1")
+			shift
+		fi
+	done
+	"$load" "${args[@]}" --proc getattr --hold-us "$hold_us" --timeout $((90 * slow)) --json \
 		> "$out/$name.json" 2> "$out/$name.err" &
 	load_pid=$!
 }
@@ -174,8 +195,14 @@ explain_diag 127.0.0.2
 load_done late "$late" "1: late 127.0.0.3"
 late_ms=$(($(now_ms) - late_t0)) late_n=$(($(getattrs) - late_n0))
 ops=$(jsonv "$out/late.json" 'round(r["total_ops_per_s"], 1)')
-check "1: the late 1-connection client is served: $ops ops/s >= 40% of $full" \
-	json "$out/late.json" "r['total_ops_per_s'] >= 0.40 * $full"
+share=$(jsonv "$out/late.json" "round(100.0 * r['total_ops_per_s'] * $late_ms / 1000 / $late_n, 1)")
+if [ "$slow" -eq 1 ]; then
+	check "1: the late 1-connection client is served: $ops ops/s >= 40% of $full" \
+		json "$out/late.json" "r['total_ops_per_s'] >= 0.40 * $full"
+else
+	check "1: the late 1-connection client gets $share% >= 40% of what nfsd served" \
+		eval '[ "${share%.*}" -ge 40 ]'
+fi
 diag "late client: $ops ops/s, $(jsonv "$out/late.json" "round(100.0 * r['total_ops_per_s'] / $full, 1)")% of threads/hold; nfsd served $((late_n * 1000 / late_ms)) GETATTRs/s in all while it ran (its warm-up too), so its share was about $(jsonv "$out/late.json" "round(100.0 * r['total_ops_per_s'] * $late_ms / 1000 / $late_n, 1)")%"
 load_done early "$early" "1: early 127.0.0.2"
 
@@ -300,8 +327,12 @@ check "5: 1000 table replaces, every one accepted" json "$out/replaces.json" 'r[
 	diag "$(cat "$out/replaces.json" "$out/replaces.err")"
 rate=$(jsonv "$out/replaces.json" 'round(r["replaces"] / r["elapsed_s"], 1)')
 diag "replaces: $(cat "$out/replaces.json"), $rate/s"
-check "5: at 100 a second, give or take 10% ($rate/s)" \
-	json "$out/replaces.json" 'r["replaces"] / r["elapsed_s"] >= 90'
+if [ "$slow" -eq 1 ]; then
+	check "5: at 100 a second, give or take 10% ($rate/s)" \
+		json "$out/replaces.json" 'r["replaces"] / r["elapsed_s"] >= 90'
+else
+	diag "5: the rate is not checked on this slow guest: $rate/s"
+fi
 check "5: the load was still running when the replaces ended" kill -0 "$churn"
 check "5: after the last (per-host), 127.0.0.5's 16 connections are on per-host 127.0.0.5/32" \
 	poll 2000 explain 127.0.0.5 'len(r["clients"]) == 1 and r["clients"][0]["kind"] == "per-host"
@@ -384,7 +415,9 @@ check "6: unmount" umount "$mnt"
 
 # The console, after all of the above.
 dmesg > "$out/dmesg"
-pattern='WARNING|\<BUG\>|refcount_t|list_add corruption|list_del corruption|use-after-free|Call Trace'
+# "use-after-free in" and "BUG:", not the debug kernel's banner that says
+# its RCU "double-/use-after-free debug is enabled".
+pattern='WARNING|\<BUG:|refcount_t|list_add corruption|list_del corruption|use-after-free in|Call Trace'
 check "dmesg: no WARNING, BUG, refcount_t, list corruption, use-after-free or Call Trace" \
 	eval '! grep -qE "$pattern" "$out/dmesg"' ||
 	grep -E -B2 -A10 "$pattern" "$out/dmesg" | head -60 | sed 's/^/# /'
