@@ -5,90 +5,47 @@
  * connections now (client-get with the peer's address). Connections move
  * to the client the table gives them at their next request, so the two
  * can differ for a moment after an edit, or for an idle connection.
+ * Under a per-client rule a peer's connections may be in several
+ * clients: one per NFSv4.1 client ID behind it, and per-host until bound.
  */
-#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <netlink/msg.h>
-#include <netlink/attr.h>
 
 #include "ctl.h"
 
-struct client {
-	uint32_t kind;
-	char class[NFSFAIR_NAME_LEN + 1];
-	struct nfsfair_prefix prefix;
-	uint64_t connections, dispatches, queued, peer_connections;
-};
-
 struct clients {
-	struct client *v;
+	struct nfsfair_client *v;
 	int n;
 };
 
-static const char *const kinds[] = { "default", "class", "per-host", "overflow" };
-
-static int client_cb(struct nlattr **tb, void *arg)
-{
-	struct clients *cs = arg;
-	struct client *v, *k;
-
-	v = realloc(cs->v, (cs->n + 1) * sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	cs->v = v;
-	k = &v[cs->n++];
-	memset(k, 0, sizeof(*k));
-	if (tb[NFSFAIR_A_CLIENT_KIND])
-		k->kind = nla_get_u32(tb[NFSFAIR_A_CLIENT_KIND]);
-	if (tb[NFSFAIR_A_CLIENT_CLASS])
-		snprintf(k->class, sizeof(k->class), "%s",
-			 nla_get_string(tb[NFSFAIR_A_CLIENT_CLASS]));
-	if (tb[NFSFAIR_A_CLIENT_ADDR4] && nla_len(tb[NFSFAIR_A_CLIENT_ADDR4]) == 4) {
-		k->prefix.family = AF_INET;
-		memcpy(k->prefix.addr, nla_data(tb[NFSFAIR_A_CLIENT_ADDR4]), 4);
-	} else if (tb[NFSFAIR_A_CLIENT_ADDR6] && nla_len(tb[NFSFAIR_A_CLIENT_ADDR6]) == 16) {
-		k->prefix.family = AF_INET6;
-		memcpy(k->prefix.addr, nla_data(tb[NFSFAIR_A_CLIENT_ADDR6]), 16);
-	}
-	if (tb[NFSFAIR_A_CLIENT_PREFIX_LEN])
-		k->prefix.len = nla_get_u8(tb[NFSFAIR_A_CLIENT_PREFIX_LEN]);
-	k->connections = nfsfair_nla_uint(tb[NFSFAIR_A_CLIENT_CONNECTIONS]);
-	k->dispatches = nfsfair_nla_uint(tb[NFSFAIR_A_CLIENT_DISPATCHES]);
-	k->queued = nfsfair_nla_uint(tb[NFSFAIR_A_CLIENT_QUEUED]);
-	/* Only a kernel that filtered by the peer says how many are its. */
-	if (!tb[NFSFAIR_A_CLIENT_PEER_CONNECTIONS]) {
-		cs->n--;
-		return 0;
-	}
-	k->peer_connections = nfsfair_nla_uint(tb[NFSFAIR_A_CLIENT_PEER_CONNECTIONS]);
-	return 0;
-}
+static const char *const kinds[] = {
+	[NFSFAIR_CLIENT_KIND_DEFAULT] = "default",
+	[NFSFAIR_CLIENT_KIND_CLASS] = "class",
+	[NFSFAIR_CLIENT_KIND_PER_HOST] = "per-host",
+	[NFSFAIR_CLIENT_KIND_OVERFLOW] = "overflow",
+	[NFSFAIR_CLIENT_KIND_CLIENT_ID] = "client-id",
+};
 
 /* The live clients holding connections from the peer at @p. */
 static int clients_dump(struct ctl *c, const struct nfsfair_prefix *p, struct clients *cs)
 {
-	struct nl_msg *msg;
-	int ret;
+	int ret, i, n = 0;
 
-	msg = nfsfair_nl_msg(c->nl, NFSFAIR_CMD_CLIENT_GET, true);
-	if (msg && (p->family == AF_INET ?
-		    nla_put(msg, NFSFAIR_A_CLIENT_PEER_ADDR4, 4, p->addr) :
-		    nla_put(msg, NFSFAIR_A_CLIENT_PEER_ADDR6, 16, p->addr)) < 0) {
-		nlmsg_free(msg);
-		msg = NULL;
-	}
-	if (!msg)
-		return ctl_error("out of memory");
-	ret = nfsfair_nl_run(c->nl, msg, NFSFAIR_A_CLIENT_MAX, client_cb, cs);
-	return ret < 0 ? ctl_kernel_error(c, ret, SET_TABLE) : 0;
+	ret = nfsfair_read_clients(c->nl, p, &cs->v, &cs->n);
+	if (ret < 0)
+		return ctl_kernel_error(c, ret, SET_TABLE);
+	/* Only a kernel that filtered by the peer says how many are its. */
+	for (i = 0; i < cs->n; i++)
+		if (cs->v[i].has_peer)
+			cs->v[n++] = cs->v[i];
+	cs->n = n;
+	return 0;
 }
 
 /* Does the live client K serve a peer at P that met rule R (NULL: none)? */
-static bool serves(const struct client *k, const struct nfsfair_prefix *p,
+static bool serves(const struct nfsfair_client *k, const struct nfsfair_prefix *p,
 		   const struct nfsfair_rule *r)
 {
 	struct nfsfair_prefix want = { .family = p->family };
@@ -99,20 +56,30 @@ static bool serves(const struct client *k, const struct nfsfair_prefix *p,
 		return k->kind == NFSFAIR_CLIENT_KIND_CLASS && !strcmp(k->class, r->target.class);
 	if (k->kind == NFSFAIR_CLIENT_KIND_OVERFLOW)
 		return true;
+	/* The dump asked for this peer's clients: a client ID holding them is its own. */
+	if (k->kind == NFSFAIR_CLIENT_KIND_CLIENT_ID)
+		return r->target.kind == NFSFAIR_TARGET_PER_CLIENT;
 	want.len = nfsfair_target_per_host_len(&r->target, p->family);
 	nfsfair_addr_mask(p->family, p->addr, want.len, want.addr);
 	return k->kind == NFSFAIR_CLIENT_KIND_PER_HOST && nfsfair_prefix_equal(&k->prefix, &want);
 }
 
-static void print_client(const struct client *k, bool moving)
+static void print_client(const struct nfsfair_client *k, bool moving)
 {
-	char a[NFSFAIR_PREFIX_STRLEN];
+	char a[NFSFAIR_PREFIX_STRLEN], owner[NFSFAIR_OWNER_STRLEN], id[24];
 
 	open_json_object(NULL);
 	print_string(PRINT_ANY, "kind", "  client %s",
-		     k->kind < 4 ? kinds[k->kind] : "unknown");
+		     k->kind < ARRAY_SIZE(kinds) ? kinds[k->kind] : "unknown");
 	if (k->kind == NFSFAIR_CLIENT_KIND_CLASS)
 		print_string(PRINT_ANY, "class", " %s", k->class);
+	if (k->kind == NFSFAIR_CLIENT_KIND_CLIENT_ID) {
+		/* hex, as a string: 64 bits do not survive a JSON double */
+		snprintf(id, sizeof(id), "0x%016" PRIx64, k->client_id);
+		output_fmt_owner(k->owner, k->owner_len, owner, sizeof(owner));
+		print_string(PRINT_ANY, "client_id", " %s", id);
+		print_string(PRINT_ANY, "owner", " owner \"%s\"", owner);
+	}
 	if (k->prefix.family) {
 		nfsfair_prefix_format(&k->prefix, a, sizeof(a));
 		print_string(PRINT_ANY, "prefix", " %s", a);
@@ -189,14 +156,13 @@ int cmd_explain(struct ctl *c)
 		goto free_p;
 	open_json_array(NULL);
 	for (i = 0; i < n && !ret; i++) {
-		cs.n = 0;
 		ret = clients_dump(c, &p[i], &cs);
 		if (!ret)
 			explain_one(&p[i], &rules, &cs);
+		free(cs.v);
 	}
 	close_json_array();
 	output_done();
-	free(cs.v);
 	free(rules.v);
 free_p:
 	free(p);

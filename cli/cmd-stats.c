@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
-/* stats: per-class rates between two class-get dumps SECONDS apart. */
+/*
+ * stats: per-class rates between two class-get dumps SECONDS apart, and
+ * the same for the NFSv4.1 client IDs of per-client rules (client-get),
+ * which belong to no class.
+ */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,6 +11,50 @@
 #include <unistd.h>
 
 #include "ctl.h"
+
+struct sample {
+	struct ctl_classes cl;
+	struct nfsfair_client *v;	/* client-id clients only */
+	int n;
+};
+
+static void sample_free(struct sample *s)
+{
+	free(s->cl.v);
+	free(s->v);
+}
+
+/* Returns 0 or an exit status. */
+static int sample_take(struct ctl *c, struct sample *s)
+{
+	int ret, i, n = 0;
+
+	s->v = NULL;
+	s->n = 0;
+	ret = ctl_classes_dump(c, &s->cl);
+	if (ret)
+		return ret;
+	ret = nfsfair_read_clients(c->nl, NULL, &s->v, &s->n);
+	if (ret < 0) {
+		free(s->cl.v);
+		return ctl_kernel_error(c, ret, SET_TABLE);
+	}
+	for (i = 0; i < s->n; i++)
+		if (s->v[i].kind == NFSFAIR_CLIENT_KIND_CLIENT_ID)
+			s->v[n++] = s->v[i];
+	s->n = n;
+	return 0;
+}
+
+static const struct nfsfair_client *client_find(const struct sample *s, uint64_t id)
+{
+	int i;
+
+	for (i = 0; i < s->n; i++)
+		if (s->v[i].client_id == id)
+			return &s->v[i];
+	return NULL;
+}
 
 static void print_class(const struct nfsfair_class *now, const struct nfsfair_class *then,
 			uint64_t total, unsigned int wait)
@@ -33,16 +81,60 @@ static void print_class(const struct nfsfair_class *now, const struct nfsfair_cl
 	print_nl();
 }
 
-static int screen(struct ctl *c, const struct ctl_classes *now, const struct ctl_classes *then)
+static void print_client(const struct nfsfair_client *now, const struct nfsfair_client *then,
+			 uint64_t total, unsigned int wait)
+{
+	uint64_t d = now->dispatches - (then ? then->dispatches : 0);
+	char id[24], owner[NFSFAIR_OWNER_STRLEN];
+
+	snprintf(id, sizeof(id), "0x%016" PRIx64, now->client_id);
+	output_fmt_owner(now->owner, now->owner_len, owner, sizeof(owner));
+	open_json_object(NULL);
+	print_string(PRINT_ANY, "client-id", "%-18s", id);
+	print_float(PRINT_ANY, "share-pct", " %5.1f%%", total ? 100.0 * d / total : 0);
+	print_float(PRINT_ANY, "dispatches-per-s", " %8.1f", (double)d / wait);
+	print_uint(PRINT_JSON, "dispatches", NULL, d);
+	print_uint(PRINT_ANY, "connections", " %5" PRIu64, now->connections);
+	print_uint(PRINT_JSON, "peers", NULL, now->peers);
+	print_uint(PRINT_JSON, "queued", NULL, now->queued);
+	print_string(PRINT_ANY, "owner", " \"%s\"", owner);
+	close_json_object();
+	print_nl();
+}
+
+/* The client IDs' table, when there are any; their share is among them. */
+static void clients_screen(struct ctl *c, const struct sample *now, const struct sample *then)
+{
+	const struct nfsfair_client *p;
+	uint64_t total = 0;
+	int i;
+
+	for (i = 0; i < now->n; i++) {
+		p = client_find(then, now->v[i].client_id);
+		total += now->v[i].dispatches - (p ? p->dispatches : 0);
+	}
+	if (now->n) {
+		print_uint(PRINT_FP, NULL, "%" PRIu64 " dispatches to ", total);
+		print_uint(PRINT_FP, NULL, "%" PRIu64 " NFSv4.1 client IDs\n", now->n);
+		print_string(PRINT_FP, NULL, "%s\n",
+			     "client-id           share   disp/s conns owner");
+	}
+	open_json_array("clients");
+	for (i = 0; i < now->n; i++)
+		print_client(&now->v[i], client_find(then, now->v[i].client_id), total, c->wait);
+	close_json_array();
+}
+
+static int screen(struct ctl *c, const struct sample *now, const struct sample *then)
 {
 	const char *only = c->argc ? c->argv[0] : NULL;
 	const struct nfsfair_class *k, *p;
 	uint64_t total = 0;
 	int i;
 
-	for (i = 0; i < now->n; i++) {
-		p = ctl_class_find(then, now->v[i].name);
-		total += now->v[i].dispatches - (p ? p->dispatches : 0);
+	for (i = 0; i < now->cl.n; i++) {
+		p = ctl_class_find(&then->cl, now->cl.v[i].name);
+		total += now->cl.v[i].dispatches - (p ? p->dispatches : 0);
 	}
 	open_json_object(NULL);
 	print_uint(PRINT_ANY, "interval", "every %" PRIu64 "s: ", c->wait);
@@ -50,46 +142,48 @@ static int screen(struct ctl *c, const struct ctl_classes *now, const struct ctl
 	print_string(PRINT_FP, NULL, "%s\n",
 		     "class            share   disp/s conns peers queued  wait-avg  wait-max threads");
 	open_json_array("classes");
-	for (i = 0; i < now->n; i++) {
-		k = &now->v[i];
+	for (i = 0; i < now->cl.n; i++) {
+		k = &now->cl.v[i];
 		if (!only || !strcmp(only, k->name))
-			print_class(k, ctl_class_find(then, k->name), total, c->wait);
+			print_class(k, ctl_class_find(&then->cl, k->name), total, c->wait);
 	}
 	close_json_array();
+	if (!only)
+		clients_screen(c, now, then);
 	close_json_object();
 	return 0;
 }
 
 int cmd_stats(struct ctl *c)
 {
-	struct ctl_classes then, now;
+	struct sample then, now;
 	unsigned int n;
 	int ret;
 
-	ret = ctl_classes_dump(c, &then);
+	ret = sample_take(c, &then);
 	if (ret)
 		return ret;
-	if (c->argc && !ctl_class_find(&then, c->argv[0])) {
-		free(then.v);
+	if (c->argc && !ctl_class_find(&then.cl, c->argv[0])) {
+		sample_free(&then);
 		return ctl_error("stats: no class '%s'", c->argv[0]);
 	}
 	if (c->opts & OPT_COUNT)
 		open_json_array(NULL);
 	for (n = 0; n < c->count; n++) {
 		sleep(c->wait);
-		ret = ctl_classes_dump(c, &now);
+		ret = sample_take(c, &now);
 		if (ret)
 			break;
 		if (n)
 			print_nl();
 		screen(c, &now, &then);
 		fflush(stdout);
-		free(then.v);
+		sample_free(&then);
 		then = now;
 	}
 	if (c->opts & OPT_COUNT)
 		close_json_array();
 	output_done();
-	free(then.v);
+	sample_free(&then);
 	return ret;
 }

@@ -29,6 +29,7 @@ static void concerns(struct ctl *c, enum ctl_set set, char *buf, size_t size)
 			break;
 		case NFSFAIR_A_RULE_CLASS:
 		case NFSFAIR_A_RULE_PER_HOST_LEN:
+		case NFSFAIR_A_RULE_PER_CLIENT:
 			snprintf(buf, size, " (-j %s)", c->target_text ? c->target_text : "");
 			break;
 		case NFSFAIR_A_RULE_POSITION:

@@ -190,7 +190,8 @@ static void usage(FILE *fp)
 		fprintf(fp, "\t%s\n", d->help);
 	}
 	fprintf(fp, "\nSOURCE: ADDR, ADDR/LEN (IPv4 or IPv6) or a hostname (all its addresses)\n"
-		"TARGET: a class name, per-host, or per-host/N\n"
+		"TARGET: a class name, per-host[/N], or per-client[/N] (by NFSv4.1 client ID,\n"
+		"        per-host/N until a connection is bound to a session)\n"
 		"--json prints one JSON document (-j is the rule's target, as in iptables)\n");
 }
 

@@ -205,18 +205,40 @@ static void mapping(struct parse *ps, yaml_node_t *node, const char *what,
 
 /* Members */
 
-enum { MEMBER_ADDRESS, MEMBER_PER_HOST };
-static const char *const member_keys[] = { "address", "per-host", NULL };
+enum { MEMBER_ADDRESS, MEMBER_PER_HOST, MEMBER_PER_CLIENT };
+static const char *const member_keys[] = { "address", "per-host", "per-client", NULL };
 
 struct member_ctx {
 	struct cfg_member *m;
-	bool has_address;
+	bool has_address, has_per;
 };
+
+const char *cfg_per_word(bool per_client)
+{
+	return per_client ? "per-client" : "per-host";
+}
+
+/* per-host: N or per-client: N, one of them, into *per_host and *per_client. */
+static void per_target(struct parse *ps, yaml_node_t *value, bool per_client, bool *seen,
+		       const char *what, int *per_host, bool *client)
+{
+	long n;
+
+	if (*seen) {
+		node_error(ps, value, "%s has 'per-host' or 'per-client', not both", what);
+		return;
+	}
+	*seen = true;
+	n = integer(ps, value, cfg_per_word(per_client), 1, 128);
+	if (n >= 0) {
+		*per_host = n;
+		*client = per_client;
+	}
+}
 
 static void member_pair(struct parse *ps, int key, yaml_node_t *value, void *arg)
 {
 	struct member_ctx *mc = arg;
-	long n;
 
 	switch (key) {
 	case MEMBER_ADDRESS:
@@ -229,9 +251,9 @@ static void member_pair(struct parse *ps, int key, yaml_node_t *value, void *arg
 		mc->has_address = true;
 		break;
 	case MEMBER_PER_HOST:
-		n = integer(ps, value, "per-host", 1, 128);
-		if (n >= 0)
-			mc->m->per_host = n;
+	case MEMBER_PER_CLIENT:
+		per_target(ps, value, key == MEMBER_PER_CLIENT, &mc->has_per, "a member",
+			   &mc->m->per_host, &mc->m->per_client);
 		break;
 	}
 }
@@ -257,7 +279,8 @@ static void member(struct parse *ps, yaml_node_t *node, struct cfg_class *c)
 		}
 	} else {
 		node_error(ps, node, "a member must be a hostname, address or prefix, or a "
-			   "mapping with 'address' and 'per-host', not %s", type_name(node));
+			   "mapping with 'address' and 'per-host' or 'per-client', not %s",
+			   type_name(node));
 		return;
 	}
 	v = realloc(c->members, (c->nr_members + 1) * sizeof(*v));
@@ -272,14 +295,17 @@ static void member(struct parse *ps, yaml_node_t *node, struct cfg_class *c)
 
 /* Classes */
 
-enum { CLASS_NAME, CLASS_ADD_TO, CLASS_WEIGHT, CLASS_PER_HOST, CLASS_MEMBERS };
+enum {
+	CLASS_NAME, CLASS_ADD_TO, CLASS_WEIGHT, CLASS_PER_HOST, CLASS_PER_CLIENT, CLASS_MEMBERS,
+};
 static const char *const class_keys[] = {
-	"name", "add-to", "weight", "per-host", "members", NULL,
+	"name", "add-to", "weight", "per-host", "per-client", "members", NULL,
 };
 
 struct class_ctx {
 	struct cfg_class *c;
 	yaml_node_t *name, *add_to, *weight, *members;
+	bool has_per;
 };
 
 static void class_pair(struct parse *ps, int key, yaml_node_t *value, void *arg)
@@ -297,9 +323,13 @@ static void class_pair(struct parse *ps, int key, yaml_node_t *value, void *arg)
 			cc->name = value;
 		else
 			cc->add_to = value;
-		if (!scalar(value) || nfsfair_class_name_check(scalar(value), err)) {
+		if (!scalar(value)) {
 			node_error(ps, value, "'%s' must be a class name of 1 to %d characters",
 				   class_keys[key], NFSFAIR_NAME_LEN);
+			return;
+		}
+		if (nfsfair_class_name_check(scalar(value), err)) {
+			node_error(ps, value, "%s", err);
 			return;
 		}
 		snprintf(cc->c->name, sizeof(cc->c->name), "%s", scalar(value));
@@ -312,9 +342,9 @@ static void class_pair(struct parse *ps, int key, yaml_node_t *value, void *arg)
 		cc->weight = value;
 		break;
 	case CLASS_PER_HOST:
-		n = integer(ps, value, "per-host", 1, 128);
-		if (n >= 0)
-			cc->c->per_host = n;
+	case CLASS_PER_CLIENT:
+		per_target(ps, value, key == CLASS_PER_CLIENT, &cc->has_per, "a class",
+			   &cc->c->per_host, &cc->c->per_client);
 		break;
 	case CLASS_MEMBERS:
 		cc->members = value;
@@ -589,6 +619,8 @@ int cfg_check(struct cfg *cfg)
 		for (j = 0; j < c->nr_members; j++) {
 			struct cfg_member *m = &c->members[j];
 			int per_host = m->per_host >= 0 ? m->per_host : c->per_host;
+			bool client = m->per_host >= 0 ? m->per_client : c->per_client;
+			const char *per = cfg_per_word(client);
 
 			if (!strchr(m->text, '/') && !strchr(m->text, ':') &&
 			    nfsfair_prefix_parse(m->text, &p, err)) {
@@ -603,11 +635,12 @@ int cfg_check(struct cfg *cfg)
 				continue;
 			}
 			if (per_host > (int)nfsfair_family_bits(p.family))
-				cfg_error(cfg, &m->mark, "per-host/%d is past /%u for '%s'",
+				cfg_error(cfg, &m->mark, "%s/%d is past /%u for '%s'", per,
 					  per_host, nfsfair_family_bits(p.family), m->text);
 			else if (per_host >= 0 && per_host < p.len)
-				cfg_error(cfg, &m->mark, "per-host/%d is shorter than the prefix "
-					  "of '%s': use a class", per_host, m->text);
+				cfg_error(cfg, &m->mark,
+					  "%s/%d is shorter than the prefix of '%s'%s", per,
+					  per_host, m->text, client ? "" : ": use a class");
 		}
 	}
 	return cfg->errors ? -EINVAL : 0;

@@ -24,6 +24,7 @@ struct cfg_mark {
 struct cfg_member {
 	char *text;		/* hostname, address or prefix */
 	int per_host;		/* -1: the class's target; else per-host/N */
+	bool per_client;	/* with per_host: per-client/N instead */
 	struct cfg_mark mark;
 };
 
@@ -32,6 +33,7 @@ struct cfg_class {
 	bool defines;		/* "name:" defines it; "add-to:" extends one */
 	uint32_t weight;
 	int per_host;		/* -1: a real class; else members are per-host/N */
+	bool per_client;	/* with per_host: members are per-client/N */
 	struct cfg_member *members;
 	size_t nr_members;
 	struct cfg_mark mark;
@@ -57,5 +59,6 @@ int cfg_check(struct cfg *cfg);
 void cfg_error(struct cfg *cfg, const struct cfg_mark *mark, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 const struct cfg_class *cfg_class_find(const struct cfg *cfg, const char *name);
+const char *cfg_per_word(bool per_client);
 
 #endif /* NFSFAIRD_CONFIG_H */

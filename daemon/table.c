@@ -3,7 +3,7 @@
  * The table a configuration asks for: classes in order of definition,
  * then one rule per member address, in file order (main file, then the
  * drop-ins by name), first match winning as in the kernel. A class with
- * per-host makes its members' rules per-host instead.
+ * per-host (per-client) makes its members' rules per-host (per-client).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -64,6 +64,7 @@ int want_build(struct want *w, struct cfg *cfg, struct resolver *r, enum res_mod
 		for (j = 0; j < c->nr_members; j++) {
 			const struct cfg_member *m = &c->members[j];
 			int per_host = m->per_host >= 0 ? m->per_host : def->per_host;
+			bool per_client = m->per_host >= 0 ? m->per_client : def->per_client;
 
 			err = resolve_member(r, cfg, m, mode, &addrs, &n);
 			if (err) {
@@ -75,13 +76,15 @@ int want_build(struct want *w, struct cfg *cfg, struct resolver *r, enum res_mod
 				rule.prefix = addrs[k];
 				rule.origin = cfg->origin;
 				if (per_host >= 0) {
-					rule.target.kind = NFSFAIR_TARGET_PER_HOST;
+					rule.target.kind = per_client ? NFSFAIR_TARGET_PER_CLIENT :
+									NFSFAIR_TARGET_PER_HOST;
 					rule.target.per_host_len = per_host;
 					if (per_host > (int)nfsfair_family_bits(addrs[k].family) ||
 					    per_host < addrs[k].len) {
-						cfg_error(cfg, &m->mark, "per-host/%d does not fit "
-							  "%s's /%u addresses", per_host, m->text,
-							  addrs[k].len);
+						cfg_error(cfg, &m->mark,
+							  "%s/%d does not fit %s's /%u addresses",
+							  cfg_per_word(per_client), per_host,
+							  m->text, addrs[k].len);
 						ret = -EINVAL;
 						continue;
 					}

@@ -17,7 +17,7 @@
 #define NFSFAIR_ERR_LEN 256
 /* Room for "ffff:...:ffff/128". */
 #define NFSFAIR_PREFIX_STRLEN 64
-/* Room for "-s PREFIX -j per-host/128 --origin 255". */
+/* Room for "-s PREFIX -j per-client/128 --origin 255". */
 #define NFSFAIR_RULE_STRLEN 128
 
 /* prefix.c */
@@ -41,6 +41,7 @@ bool nfsfair_prefix_equal(const struct nfsfair_prefix *a, const struct nfsfair_p
 enum nfsfair_target_kind {
 	NFSFAIR_TARGET_CLASS,
 	NFSFAIR_TARGET_PER_HOST,
+	NFSFAIR_TARGET_PER_CLIENT,	/* by NFSv4.1 client ID; per-host until bound */
 };
 
 struct nfsfair_target {
@@ -124,6 +125,22 @@ struct nfsfair_class {
 int nfsfair_read_rules(struct nfsfair_nl *nl, struct nfsfair_rule **v, int *n);
 int nfsfair_read_classes(struct nfsfair_nl *nl, struct nfsfair_class **v, int *n);
 
+/* A live client of nfsd (client-get). */
+struct nfsfair_client {
+	uint32_t kind;			/* enum nfsfair_client_kind */
+	char class[NFSFAIR_NAME_LEN + 1];
+	struct nfsfair_prefix prefix;	/* per-host: the masked address */
+	uint64_t client_id;		/* client-id: boot verifier << 32 | counter */
+	uint8_t owner[NFSFAIR_OWNER_LEN];
+	uint8_t owner_len;
+	uint64_t connections, dispatches, queued, peers;
+	bool has_peer;			/* the kernel filtered by the peer asked for */
+	uint64_t peer_connections;
+};
+
+int nfsfair_read_clients(struct nfsfair_nl *nl, const struct nfsfair_prefix *peer,
+			 struct nfsfair_client **v, int *n);
+
 /* output.c: iproute2's idea, one print call for both text and -j JSON */
 
 enum output_type {
@@ -146,5 +163,8 @@ void print_bool(enum output_type t, const char *key, const char *fmt, bool val);
 void print_null(enum output_type t, const char *key, const char *fmt, const char *text);
 void print_nl(void);
 void output_fmt_count(uint64_t v, bool exact, char *buf, size_t size);
+/* Room for an owner string with every byte escaped. */
+#define NFSFAIR_OWNER_STRLEN (4 * NFSFAIR_OWNER_LEN + 1)
+void output_fmt_owner(const uint8_t *owner, size_t len, char *buf, size_t size);
 
 #endif /* NFSFAIR_H */

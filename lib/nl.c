@@ -439,6 +439,9 @@ int nfsfair_nla_put_rule(struct nl_msg *msg, const struct nfsfair_rule *r, bool 
 		phl = nfsfair_target_per_host_len(&r->target, r->prefix.family);
 		if (nla_put_u8(msg, NFSFAIR_A_RULE_PER_HOST_LEN, phl) < 0)
 			return -EMSGSIZE;
+		if (r->target.kind == NFSFAIR_TARGET_PER_CLIENT &&
+		    nla_put_flag(msg, NFSFAIR_A_RULE_PER_CLIENT) < 0)
+			return -EMSGSIZE;
 	}
 	if (origin && nla_put_u8(msg, NFSFAIR_A_RULE_ORIGIN, r->origin) < 0)
 		return -EMSGSIZE;
@@ -464,7 +467,8 @@ int nfsfair_nla_get_rule(struct nlattr **tb, struct nfsfair_rule *r)
 		snprintf(r->target.class, sizeof(r->target.class), "%s",
 			 nla_get_string(tb[NFSFAIR_A_RULE_CLASS]));
 	} else {
-		r->target.kind = NFSFAIR_TARGET_PER_HOST;
+		r->target.kind = tb[NFSFAIR_A_RULE_PER_CLIENT] ? NFSFAIR_TARGET_PER_CLIENT :
+							       NFSFAIR_TARGET_PER_HOST;
 		if (tb[NFSFAIR_A_RULE_PER_HOST_LEN])
 			r->target.per_host_len = nla_get_u8(tb[NFSFAIR_A_RULE_PER_HOST_LEN]);
 	}

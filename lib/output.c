@@ -182,3 +182,26 @@ void output_fmt_count(uint64_t v, bool exact, char *buf, size_t size)
 	else
 		snprintf(buf, size, "%" PRIu64 "%c", v, units[u]);
 }
+
+/*
+ * An NFSv4.1 owner string is opaque bytes: printable ASCII stays, every
+ * other byte, '"' and '\' read \xNN, so the text is one safe line and
+ * decodes back unambiguously.
+ */
+void output_fmt_owner(const uint8_t *owner, size_t len, char *buf, size_t size)
+{
+	size_t i, o = 0;
+	bool plain;
+
+	for (i = 0; i < len; i++) {
+		plain = owner[i] >= 0x20 && owner[i] < 0x7f && owner[i] != '"' && owner[i] != '\\';
+		if (o + (plain ? 1 : 4) >= size)
+			break;
+		if (plain)
+			buf[o++] = owner[i];
+		else
+			o += snprintf(buf + o, size - o, "\\x%02x", owner[i]);
+	}
+	if (size)
+		buf[o] = '\0';
+}

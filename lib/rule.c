@@ -35,31 +35,41 @@ int nfsfair_class_name_check(const char *name, char *err)
 			 name, NFSFAIR_NAME_LEN);
 		return -EINVAL;
 	}
-	if (!strncmp(name, "per-host", 8) || name[0] == '-' || strpbrk(name, " \t\n/#")) {
+	if (!strncmp(name, "per-host", 8) || !strncmp(name, "per-client", 10) || name[0] == '-' ||
+	    strpbrk(name, " \t\n/#")) {
 		snprintf(err, NFSFAIR_ERR_LEN,
-			 "'%s': a class name starts with neither '-' nor 'per-host', and has no '/', '#' or space",
+			 "'%s': a class name starts with neither '-', 'per-host' nor 'per-client', and has no '/', '#' or space",
 			 name);
 		return -EINVAL;
 	}
 	return 0;
 }
 
+/* The targets that are not a class, as written; their /N is the per-host mask. */
+static const char *const target_words[] = {
+	[NFSFAIR_TARGET_PER_HOST] = "per-host",
+	[NFSFAIR_TARGET_PER_CLIENT] = "per-client",
+};
+
 int nfsfair_target_parse(const char *s, struct nfsfair_target *t, char *err)
 {
+	unsigned int k;
 	uint64_t v;
+	size_t n;
 
 	memset(t, 0, sizeof(*t));
-	if (!strcmp(s, "per-host")) {
-		t->kind = NFSFAIR_TARGET_PER_HOST;
-		return 0;
-	}
-	if (!strncmp(s, "per-host/", 9)) {
-		if (nfsfair_uint_parse(s + 9, 128, &v) < 0 || v == 0) {
-			snprintf(err, NFSFAIR_ERR_LEN,
-				 "'%s': per-host takes a length from 1 to 128", s);
+	for (k = NFSFAIR_TARGET_PER_HOST; k <= NFSFAIR_TARGET_PER_CLIENT; k++) {
+		n = strlen(target_words[k]);
+		if (strncmp(s, target_words[k], n) || (s[n] && s[n] != '/'))
+			continue;
+		t->kind = k;
+		if (!s[n])
+			return 0;
+		if (nfsfair_uint_parse(s + n + 1, 128, &v) < 0 || v == 0) {
+			snprintf(err, NFSFAIR_ERR_LEN, "'%s': %s takes a length from 1 to 128", s,
+				 target_words[k]);
 			return -EINVAL;
 		}
-		t->kind = NFSFAIR_TARGET_PER_HOST;
 		t->per_host_len = v;
 		return 0;
 	}
@@ -75,7 +85,7 @@ uint8_t nfsfair_target_per_host_len(const struct nfsfair_target *t, int family)
 	return t->per_host_len ? t->per_host_len : nfsfair_family_bits(family);
 }
 
-/* per-host with the whole address reads "per-host", as it is written. */
+/* The whole address reads "per-host" or "per-client", as it is written. */
 int nfsfair_target_format(const struct nfsfair_target *t, int family, char *buf, size_t size)
 {
 	int n;
@@ -83,9 +93,9 @@ int nfsfair_target_format(const struct nfsfair_target *t, int family, char *buf,
 	if (t->kind == NFSFAIR_TARGET_CLASS)
 		n = snprintf(buf, size, "%s", t->class);
 	else if (!t->per_host_len || t->per_host_len == nfsfair_family_bits(family))
-		n = snprintf(buf, size, "per-host");
+		n = snprintf(buf, size, "%s", target_words[t->kind]);
 	else
-		n = snprintf(buf, size, "per-host/%u", t->per_host_len);
+		n = snprintf(buf, size, "%s/%u", target_words[t->kind], t->per_host_len);
 	return (size_t)n >= size ? -ENOSPC : 0;
 }
 
@@ -94,9 +104,9 @@ int nfsfair_rule_check(const struct nfsfair_rule *r, char *err)
 {
 	unsigned int bits = nfsfair_family_bits(r->prefix.family);
 
-	if (r->target.kind == NFSFAIR_TARGET_PER_HOST && r->target.per_host_len > bits) {
-		snprintf(err, NFSFAIR_ERR_LEN, "'per-host/%u' is past /%u for an %s prefix",
-			 r->target.per_host_len, bits,
+	if (r->target.kind != NFSFAIR_TARGET_CLASS && r->target.per_host_len > bits) {
+		snprintf(err, NFSFAIR_ERR_LEN, "'%s/%u' is past /%u for an %s prefix",
+			 target_words[r->target.kind], r->target.per_host_len, bits,
 			 r->prefix.family == AF_INET ? "IPv4" : "IPv6");
 		return -EINVAL;
 	}

@@ -32,6 +32,23 @@ usage 2 "nfsfair-ctl: -j 'per-host/64' is past /32 for an IPv4 prefix" \
 	-A -s 10.0.0.0/8 -j per-host/64
 usage 2 "nfsfair-ctl: -N 'a-name-too-long-x': a class name is 1 to 15 bytes" \
 	-N a-name-too-long-x
+usage 2 "nfsfair-ctl: -j 'per-client/0': per-client takes a length from 1 to 128" \
+	-A -s 10.0.0.0/8 -j per-client/0
+usage 2 "nfsfair-ctl: -j 'per-client/129': per-client takes a length from 1 to 128" \
+	-I -s ::/0 -j per-client/129
+usage 2 "nfsfair-ctl: -j 'per-client/33' is past /32 for an IPv4 prefix" \
+	-A -s 127.0.0.0/8 -j per-client/33
+usage 2 "nfsfair-ctl: -j 'per-client/40' is past /32 for an IPv4 prefix" \
+	-R 1 -s 127.0.0.0/8 -j per-client/40
+usage 2 "nfsfair-ctl: -j 'per-client/x': per-client takes a length from 1 to 128" \
+	-D -s 127.0.0.0/8 -j per-client/x
+names="a class name starts with neither '-', 'per-host' nor 'per-client'"
+usage 2 "nfsfair-ctl: -j 'per-client-x': $names" -C -s 127.0.0.0/8 -j per-client-x
+usage 2 "nfsfair-ctl: -N 'per-client': $names" -N per-client
+usage 2 "nfsfair-ctl: -L does not take -j TARGET" -L -j per-client
+usage 2 "nfsfair-ctl: -D takes NUM or -s SOURCE -j TARGET, not both" \
+	-D 1 -s 127.0.0.0/8 -j per-client
+usage 2 "nfsfair-ctl: -C needs -s SOURCE" -C -j per-client/24
 usage 2 "nfsfair-ctl: -j 'a-name-too-long-x': a class name is 1 to 15 bytes" \
 	-A -s 10.0.0.0/8 -j a-name-too-long-x
 usage 2 "nfsfair-ctl: unknown option '--line'" -L --line
@@ -57,6 +74,8 @@ usage 2 "nfsfair-ctl: -s needs a value" -A -j movers -s
 
 check "--help exits 0 and lists every verb" eval \
 	'"$ctl" --help > "$tmp/help" && grep -c -e "^  -[AIRDCLSFZNEX]," -e "^  [a-z]" "$tmp/help" | grep -qx 18'
+check "--help names the targets per-host[/N] and per-client[/N]" \
+	grep -q '^TARGET: a class name, per-host\[/N\], or per-client\[/N\]' "$tmp/help"
 
 cat > "$tmp/good" <<'SAVE'
 # a comment
@@ -66,16 +85,21 @@ cat > "$tmp/good" <<'SAVE'
 -A -s ::1/128 -j interactive
 -A -s 127.0.0.2/32 -j movers
 -A -s 10.0.0.0/8 -j per-host/24 --origin 7
+-A -s 127.0.0.0/8 -j per-client
+-A -s 2001:db8::/32 -j per-client/64 --origin 7
 SAVE
-check "restore --test of a good file: 2 classes, 3 rules" eval \
-	'"$ctl" restore --test "$tmp/good" | grep -qx "$tmp/good: 2 classes, 3 rules: OK"'
+check "restore --test of a good file: 2 classes, 5 rules" eval \
+	'"$ctl" restore --test "$tmp/good" | grep -qx "$tmp/good: 2 classes, 5 rules: OK"'
 sed '6s|.*|-A -s 127.0.0.2/8 -j movers|' "$tmp/good" > "$tmp/bad"
 usage 1 "nfsfair-ctl: $tmp/bad:6: '127.0.0.2/8': host bits set past /8" restore --test "$tmp/bad"
 printf -- '-N a\n-N b --weight x\n' > "$tmp/bad2"
 usage 1 "nfsfair-ctl: $tmp/bad2:2: 'x': a weight is 1 to 1000" restore --test "$tmp/bad2"
+printf -- '-A -s 127.0.0.0/8 -j per-client/33\n' > "$tmp/bad4"
+usage 1 "nfsfair-ctl: $tmp/bad4:1: 'per-client/33' is past /32 for an IPv4 prefix" \
+	restore --test "$tmp/bad4"
 printf -- '-N a\n-N a\n' > "$tmp/bad3"
 usage 1 "nfsfair-ctl: $tmp/bad3:2: class 'a' again (first on line 1)" restore --test "$tmp/bad3"
 check "restore --test from stdin" eval \
-	'"$ctl" restore --test < "$tmp/good" | grep -qx "<stdin>: 2 classes, 3 rules: OK"'
+	'"$ctl" restore --test < "$tmp/good" | grep -qx "<stdin>: 2 classes, 5 rules: OK"'
 usage 1 "nfsfair-ctl: $tmp/none: No such file or directory" restore --test "$tmp/none"
 tap_done

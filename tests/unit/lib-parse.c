@@ -3,6 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <netlink/msg.h>
+#include <netlink/attr.h>
 
 #include "../../lib/nfsfair.h"
 
@@ -92,29 +94,64 @@ static void test_contains(void)
 	ok(nfsfair_prefix_contains(&p, a.family, a.addr), "%s", "0.0.0.0/0 contains anything v4");
 }
 
+#define NAME_RULES "a class name starts with neither '-', 'per-host' nor 'per-client', " \
+	"and has no '/', '#' or space"
+
 static const struct {
 	const char *in;
-	int good;
+	const char *err;	/* NULL: parses */
 } targets[] = {
-	{ "movers", 1 }, { "per-host", 1 }, { "per-host/64", 1 }, { "per-host/1", 1 },
-	{ "a15-bytes-name1", 1 }, { "per-host/0", 0 }, { "per-host/129", 0 },
-	{ "per-host/", 0 }, { "per-host/x", 0 }, { "", 0 }, { "a-name-too-long-x", 0 },
-	{ "-movers", 0 }, { "a/b", 0 }, { "per-hostile", 0 },
+	{ "movers", NULL }, { "per-host", NULL }, { "per-host/64", NULL }, { "per-host/1", NULL },
+	{ "a15-bytes-name1", NULL }, { "per-client", NULL }, { "per-client/64", NULL },
+	{ "per-client/1", NULL }, { "per-client/128", NULL },
+	{ "per-host/0", "'per-host/0': per-host takes a length from 1 to 128" },
+	{ "per-host/129", "'per-host/129': per-host takes a length from 1 to 128" },
+	{ "per-host/", "'per-host/': per-host takes a length from 1 to 128" },
+	{ "per-host/x", "'per-host/x': per-host takes a length from 1 to 128" },
+	{ "", "'': a class name is 1 to 15 bytes" },
+	{ "a-name-too-long-x", "'a-name-too-long-x': a class name is 1 to 15 bytes" },
+	{ "-movers", "'-movers': " NAME_RULES },
+	{ "a/b", "'a/b': " NAME_RULES },
+	{ "per-hostile", "'per-hostile': " NAME_RULES },
+	{ "per-client/0", "'per-client/0': per-client takes a length from 1 to 128" },
+	{ "per-client/129", "'per-client/129': per-client takes a length from 1 to 128" },
+	{ "per-client/", "'per-client/': per-client takes a length from 1 to 128" },
+	{ "per-client/-8", "'per-client/-8': per-client takes a length from 1 to 128" },
+	{ "per-client/24x", "'per-client/24x': per-client takes a length from 1 to 128" },
+	{ "per-clients", "'per-clients': " NAME_RULES },
+	{ "per-client-x", "'per-client-x': " NAME_RULES },
+	{ "Per-client", NULL },	/* exact keywords: any other spelling is a class name */
 };
 
 static void test_targets(void)
 {
-	char err[NFSFAIR_ERR_LEN], desc[128];
+	char err[NFSFAIR_ERR_LEN], desc[256];
 	struct nfsfair_target t;
 	unsigned int i;
 	int ret;
 
 	for (i = 0; i < sizeof(targets) / sizeof(targets[0]); i++) {
+		err[0] = '\0';
 		ret = nfsfair_target_parse(targets[i].in, &t, err);
-		snprintf(desc, sizeof(desc), "target '%s' %s", targets[i].in,
-			 targets[i].good ? "parses" : "refused");
-		ok(targets[i].good ? ret == 0 : ret < 0, "%s", desc);
+		snprintf(desc, sizeof(desc), "target '%s' %s%s", targets[i].in,
+			 targets[i].err ? "refused: " : "parses",
+			 targets[i].err ? targets[i].err : "");
+		ok(targets[i].err ? ret < 0 && !strcmp(err, targets[i].err) : ret == 0, "%s", desc);
+		if (targets[i].err && strcmp(err, targets[i].err))
+			printf("# got: %s\n", err);
 	}
+	nfsfair_target_parse("per-client/24", &t, err);
+	ok(t.kind == NFSFAIR_TARGET_PER_CLIENT && t.per_host_len == 24, "%s",
+	   "per-client/24: kind per-client, per-host mask 24");
+	nfsfair_target_parse("per-client", &t, err);
+	ok(t.kind == NFSFAIR_TARGET_PER_CLIENT && nfsfair_target_per_host_len(&t, AF_INET) == 32 &&
+	   nfsfair_target_per_host_len(&t, AF_INET6) == 128, "%s",
+	   "per-client: the mask defaults to the whole address, /32 or /128");
+	nfsfair_target_parse("Per-client", &t, err);
+	ok(t.kind == NFSFAIR_TARGET_CLASS, "%s", "'Per-client' is a class name");
+	ok(nfsfair_class_name_check("per-client", err) < 0 &&
+	   nfsfair_class_name_check("per-clientele", err) < 0, "%s",
+	   "class names starting with per-client are refused, as per-host ones");
 }
 
 static const char *const rules[] = {
@@ -124,6 +161,10 @@ static const char *const rules[] = {
 	"-s 2001:db8::/32 -j per-host/64",
 	"-s ::1/128 -j interactive --origin 7",
 	"-s 0.0.0.0/0 -j per-host --origin 255",
+	"-s 127.0.0.0/8 -j per-client",
+	"-s 10.0.0.0/8 -j per-client/24",
+	"-s 2001:db8::/32 -j per-client/64 --origin 9",
+	"-s ::/0 -j per-client",
 };
 
 /* format(parse(x)) == x, through the save format's -A line. */
@@ -162,6 +203,11 @@ static const struct {
 	{ "-A -s 10.0.0.0/8", "-A needs -j TARGET" },
 	{ "-A -j movers", "-A needs -s PREFIX" },
 	{ "-A -s 10.0.0.0/8 -j per-host/64", "'per-host/64' is past /32 for an IPv4 prefix" },
+	{ "-A -s 10.0.0.0/8 -j per-client/33", "'per-client/33' is past /32 for an IPv4 prefix" },
+	{ "-A -s 10.0.0.0/8 -j per-client/",
+	  "'per-client/': per-client takes a length from 1 to 128" },
+	{ "-A -s 10.0.0.0/8 -j per-client-x", "'per-client-x': " NAME_RULES },
+	{ "-A -s ::/0 -j per-client/128 --origin 3", NULL },
 	{ "-A -s 10.0.0.0/8 -j movers --origin 256", "'256': an origin is 0 to 255" },
 	{ "-A -s localhost -j movers", "'localhost': not an IPv4 or IPv6 address" },
 	{ "-I -s 10.0.0.0/8 -j movers", "'-I': a line is '-N NAME [--weight W]' or "
@@ -191,6 +237,78 @@ static void test_lines(void)
 	ok(l.weight == 1, "%s", "-N without --weight: weight 1");
 }
 
+/* The text each rule reads as, and which pairs are the same rule. */
+static void test_canonical(void)
+{
+	char err[NFSFAIR_ERR_LEN], out[NFSFAIR_RULE_STRLEN];
+	struct nfsfair_line a, b, c, d;
+
+	nfsfair_line_parse("-A -s 127.0.0.0/8 -j per-client/32", &a, err);
+	nfsfair_rule_format(&a.rule, out, sizeof(out));
+	ok(!strcmp(out, "-s 127.0.0.0/8 -j per-client"), "%s",
+	   "per-client/32 on IPv4 reads as per-client");
+	nfsfair_line_parse("-A -s 127.0.0.0/8 -j per-client", &b, err);
+	nfsfair_line_parse("-A -s 127.0.0.0/8 -j per-host", &c, err);
+	nfsfair_line_parse("-A -s 127.0.0.0/8 -j per-client/24", &d, err);
+	ok(nfsfair_rule_equal(&a.rule, &b.rule), "%s", "per-client/32 equals per-client on IPv4");
+	ok(!nfsfair_rule_equal(&b.rule, &c.rule) && !nfsfair_rule_equal(&c.rule, &b.rule), "%s",
+	   "per-client is not per-host");
+	ok(!nfsfair_rule_equal(&b.rule, &d.rule), "%s", "per-client is not per-client/24");
+}
+
+/* Through the rule attribute set and back, the way the kernel sees it. */
+static void test_netlink(void)
+{
+	static const char *const texts[] = {
+		"-A -s 127.0.0.0/8 -j per-client --origin 4", "-A -s 10.0.0.0/8 -j per-client/24",
+		"-A -s 10.0.0.0/8 -j per-host/24", "-A -s 2001:db8::/32 -j movers",
+	};
+	struct nlattr *tb[NFSFAIR_A_RULE_MAX + 1];
+	char err[NFSFAIR_ERR_LEN], desc[128];
+	struct nfsfair_rule back;
+	struct nfsfair_line l;
+	struct nl_msg *msg;
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+		nfsfair_line_parse(texts[i], &l, err);
+		msg = nlmsg_alloc();
+		ret = msg ? nfsfair_nla_put_rule(msg, &l.rule, true) : -1;
+		if (!ret)
+			ret = nla_parse(tb, NFSFAIR_A_RULE_MAX, nlmsg_attrdata(nlmsg_hdr(msg), 0),
+					nlmsg_attrlen(nlmsg_hdr(msg), 0), NULL);
+		if (!ret)
+			ret = nfsfair_nla_get_rule(tb, &back);
+		snprintf(desc, sizeof(desc), "netlink '%s': per-client flag %s, decodes the same",
+			 texts[i] + 3, strstr(texts[i], "per-client") ? "set" : "absent");
+		ok(!ret && !tb[NFSFAIR_A_RULE_PER_CLIENT] == !strstr(texts[i], "per-client") &&
+		   (l.rule.target.kind == NFSFAIR_TARGET_CLASS ||
+		    tb[NFSFAIR_A_RULE_PER_HOST_LEN]) &&
+		   nfsfair_rule_equal(&l.rule, &back) && back.origin == l.rule.origin, "%s", desc);
+		nlmsg_free(msg);
+	}
+}
+
+static void test_owner(void)
+{
+	static const uint8_t odd[] = { 'a', '"', 'b', '\\', 0, 0x1f, 0x7f, 0xc3, 0xa9 };
+	const char *plain = "Linux NFSv4.1 nfsfair-guest";
+	char buf[NFSFAIR_OWNER_STRLEN], small[8];
+
+	output_fmt_owner((const uint8_t *)plain, strlen(plain), buf, sizeof(buf));
+	ok(!strcmp(buf, plain), "owner '%s' printed as it is", plain);
+	output_fmt_owner(odd, sizeof(odd), buf, sizeof(buf));
+	ok(!strcmp(buf, "a\\x22b\\x5c\\x00\\x1f\\x7f\\xc3\\xa9"), "%s",
+	   "owner: '\"', '\\', control and non-ASCII bytes as \\xNN");
+	output_fmt_owner(odd, sizeof(odd), small, sizeof(small));
+	ok(!strcmp(small, "a\\x22b"), "%s",
+	   "owner: cut at a whole escape when the buffer is short");
+	memset(buf, 0xff, sizeof(buf));
+	output_fmt_owner(odd, 0, buf, sizeof(buf));
+	ok(buf[0] == '\0', "%s", "owner: empty");
+}
+
 static void test_counts(void)
 {
 	char buf[32];
@@ -212,6 +330,9 @@ int main(void)
 	test_targets();
 	test_round_trip();
 	test_lines();
+	test_canonical();
+	test_netlink();
+	test_owner();
 	test_counts();
 	printf("1..%d\n", count);
 	return failures ? 1 : 0;

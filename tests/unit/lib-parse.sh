@@ -1,6 +1,7 @@
 #!/bin/bash
 # Unit tests of libnfsfair's parsers (prefixes, targets, rule text round
-# trip, the save format), built natively against lib/libnfsfair.a.
+# trip, the save format), a rule through netlink attributes and back, and
+# owner strings escaped; built natively against lib/libnfsfair.a.
 top=$(cd "$(dirname "$0")/../.." && pwd)
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
