@@ -53,11 +53,11 @@ out=/run/nfsfair/live-edits
 mnt=/run/nfsfair/live-mnt
 mkdir -p "$out" "$mnt"
 
-# How much longer loads run and polls wait: 1 on UML, 8 on the debug
+# How much longer loads run and polls wait: 1 on UML, 20 on the debug
 # qemu guest, where translated code with lockdep is slower still for the
 # tools (a ynl call takes seconds there) than for nfsd.
 slow=1
-[ "${NFSFAIR_GUEST:-uml}" = qemu ] && slow=8
+[ "${NFSFAIR_GUEST:-uml}" = qemu ] && slow=20
 
 # The saturated rate and its bounds (see above): threads / hold.
 threads=8
