@@ -2,12 +2,16 @@
 /*
  * stats: per-class rates between two class-get dumps SECONDS apart, and
  * the same for the NFSv4.1 client IDs of per-client rules (client-get),
- * which belong to no class.
+ * which belong to no class. With --openmetrics, one dump of the counters
+ * themselves, to standard output or replacing a file whole.
  */
+#define _GNU_SOURCE	/* asprintf */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "ctl.h"
@@ -154,6 +158,82 @@ static int screen(struct ctl *c, const struct sample *now, const struct sample *
 	return 0;
 }
 
+/*
+ * --output FILE: written beside FILE under a temporary name, then renamed
+ * over it, so a reader (the node exporter) sees the old file or the new
+ * one, never half. The temporary name does not end in ".prom", which the
+ * exporter's glob would take. No fsync: the next run rewrites the file
+ * within seconds.
+ */
+static int write_atomic(const char *path, const struct ctl_metrics *m)
+{
+	FILE *fp = NULL;
+	char *tmp;
+	int fd, err = 0;
+
+	if (asprintf(&tmp, "%s.XXXXXX", path) < 0)
+		return ctl_error("out of memory");
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		err = errno;
+		free(tmp);
+		return ctl_error("--output %s: %s", path, strerror(err));
+	}
+	/* mkstemp's 0600 would hide it from the exporter's user */
+	if (!fchmod(fd, 0644))
+		fp = fdopen(fd, "w");
+	if (!fp) {
+		err = errno;
+		close(fd);
+	} else {
+		errno = 0;
+		ctl_openmetrics_print(fp, m);
+		if (fflush(fp) || ferror(fp))
+			err = errno ? errno : EIO;
+		if (fclose(fp) && !err)
+			err = errno;
+	}
+	if (!err && rename(tmp, path))
+		err = errno;
+	if (err)
+		unlink(tmp);
+	free(tmp);
+	return err ? ctl_error("--output %s: %s", path, strerror(err)) : CTL_OK;
+}
+
+/* One sample of the counters, or with CLASS its series alone, as on screen. */
+static int stats_openmetrics(struct ctl *c, const struct sample *s)
+{
+	const char *only = c->argc ? c->argv[0] : NULL;
+	struct ctl_metrics m = { .netns = c->netns ? c->netns : "" };
+	struct ctl_rules rules;
+	int i, n = 0, ret;
+
+	ret = ctl_rules_dump(c, &rules);
+	if (ret)
+		return ret;
+	m.classes = only ? ctl_class_find(&s->cl, only) : s->cl.v;
+	m.nclasses = only ? 1 : s->cl.n;
+	for (i = 0; i < rules.n; i++)
+		if (!only || (rules.v[i].target.kind == NFSFAIR_TARGET_CLASS &&
+			      !strcmp(rules.v[i].target.class, only)))
+			rules.v[n++] = rules.v[i];
+	m.rules = rules.v;
+	m.nrules = n;
+	m.clients = s->v;
+	m.nclients = only ? 0 : s->n;
+	if (c->output) {
+		ret = write_atomic(c->output, &m);
+	} else {
+		errno = 0;
+		ctl_openmetrics_print(stdout, &m);
+		if (fflush(stdout) || ferror(stdout))
+			ret = ctl_error("standard output: %s", strerror(errno ? errno : EIO));
+	}
+	free(rules.v);
+	return ret;
+}
+
 int cmd_stats(struct ctl *c)
 {
 	struct sample then, now;
@@ -166,6 +246,11 @@ int cmd_stats(struct ctl *c)
 	if (c->argc && !ctl_class_find(&then.cl, c->argv[0])) {
 		sample_free(&then);
 		return ctl_error("stats: no class '%s'", c->argv[0]);
+	}
+	if (c->opts & OPT_OPENMETRICS) {
+		ret = stats_openmetrics(c, &then);
+		sample_free(&then);
+		return ret;
 	}
 	if (c->opts & OPT_COUNT)
 		open_json_array(NULL);

@@ -22,6 +22,8 @@ enum ctl_opt {
 	OPT_TEST	= 1 << 11,
 	OPT_NOFLUSH	= 1 << 12,
 	OPT_NETNS	= 1 << 13,
+	OPT_OPENMETRICS	= 1 << 14,
+	OPT_OUTPUT	= 1 << 15,
 };
 
 /* Exit statuses */
@@ -54,6 +56,7 @@ struct ctl {
 	unsigned int wait;
 	unsigned int count;
 	const char *netns;
+	const char *output;	/* --output FILE */
 	int argc;		/* positionals, after a word verb */
 	char **argv;
 	struct nfsfair_nl *nl;
@@ -85,6 +88,18 @@ struct ctl_classes {
 };
 int ctl_classes_dump(struct ctl *c, struct ctl_classes *classes);
 const struct nfsfair_class *ctl_class_find(const struct ctl_classes *cl, const char *name);
+
+/* openmetrics.c */
+struct ctl_metrics {
+	const char *netns;			/* the namespace label: "" for our own */
+	const struct nfsfair_class *classes;
+	int nclasses;
+	const struct nfsfair_rule *rules;
+	int nrules;
+	const struct nfsfair_client *clients;	/* client-id clients only */
+	int nclients;
+};
+void ctl_openmetrics_print(FILE *fp, const struct ctl_metrics *m);
 
 /* The verbs, by family */
 int cmd_append(struct ctl *c);

@@ -89,9 +89,11 @@ static const struct ctl_cmd ctl_cmds[] = {
 		.run = cmd_classes, .help = "List the classes, with counters under -v",
 	},
 	{
-		.name = "stats", .synopsis = "[CLASS] [-w SECONDS] [--count N] [--json]",
-		.allowed = OPT_WAIT | OPT_COUNT | OPT_JSON | ANY, .args_max = 1,
-		.run = cmd_stats, .help = "Per-class rates over SECONDS (default 1), N times",
+		.name = "stats",
+		.synopsis = "[CLASS] [-w SECONDS] [--count N] [--json] | --openmetrics [--output FILE]",
+		.allowed = OPT_WAIT | OPT_COUNT | OPT_JSON | OPT_OPENMETRICS | OPT_OUTPUT | ANY,
+		.args_max = 1, .run = cmd_stats,
+		.help = "Per-class rates over SECONDS (default 1), N times; or the counters for Prometheus",
 	},
 	{
 		.name = "explain", .synopsis = "ADDR|HOST [--json]",
@@ -128,10 +130,21 @@ static const struct {
 	{ OPT_WEIGHT, "--weight" },	{ OPT_WAIT, "-w" },
 	{ OPT_COUNT, "--count" },	{ OPT_TEST, "--test" },
 	{ OPT_NOFLUSH, "--noflush" },	{ OPT_NETNS, "--netns" },
+	{ OPT_OPENMETRICS, "--openmetrics" }, { OPT_OUTPUT, "--output" },
+};
+
+/* Options a verb takes, but not together; and one that needs another. */
+static const struct {
+	unsigned int opt, other;
+	bool needs;
+} opt_pairs[] = {
+	/* one sample of the counters: no interval, no screens, no JSON */
+	{ OPT_OPENMETRICS, OPT_WAIT, false },	{ OPT_OPENMETRICS, OPT_COUNT, false },
+	{ OPT_OPENMETRICS, OPT_JSON, false },	{ OPT_OUTPUT, OPT_OPENMETRICS, true },
 };
 
 enum { LONG_ORIGIN = 256, LONG_LINE, LONG_JSON, LONG_WEIGHT, LONG_COUNT, LONG_TEST,
-	LONG_NOFLUSH, LONG_NETNS, LONG_HELP };
+	LONG_NOFLUSH, LONG_NETNS, LONG_OPENMETRICS, LONG_OUTPUT, LONG_HELP };
 
 static const struct option long_opts[] = {
 	{ "source", required_argument, NULL, 's' },
@@ -148,6 +161,8 @@ static const struct option long_opts[] = {
 	{ "test", no_argument, NULL, LONG_TEST },
 	{ "noflush", no_argument, NULL, LONG_NOFLUSH },
 	{ "netns", required_argument, NULL, LONG_NETNS },
+	{ "openmetrics", no_argument, NULL, LONG_OPENMETRICS },
+	{ "output", required_argument, NULL, LONG_OUTPUT },
 	{ "help", no_argument, NULL, LONG_HELP },
 	/* the verbs' long names, as their letters */
 	{ "append", no_argument, NULL, 'A' },
@@ -346,11 +361,27 @@ static int parse_opt(struct ctl *c, int opt)
 		c->opts |= OPT_NETNS;
 		c->netns = optarg;
 		return 0;
+	case LONG_OPENMETRICS:
+		c->opts |= OPT_OPENMETRICS;
+		return 0;
+	case LONG_OUTPUT:
+		c->opts |= OPT_OUTPUT;
+		c->output = optarg;
+		return 0;
 	}
 	for (i = 0; i < NCMDS; i++)
 		if (ctl_cmds[i].letter && opt == ctl_cmds[i].letter)
 			return set_cmd(c, &ctl_cmds[i]);
 	return -EINVAL;
+}
+
+static const char *opt_text(unsigned int opt)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(opt_names) && opt_names[i].opt != opt; i++)
+		;
+	return i < ARRAY_SIZE(opt_names) ? opt_names[i].text : "?";
 }
 
 /* The one place a verb's options are checked against its row. */
@@ -365,6 +396,14 @@ static int check_opts(struct ctl *c)
 					       opt_names[i].text);
 		if (!(c->opts & opt_names[i].opt) && (d->required & opt_names[i].opt))
 			return ctl_usage_error(c, "%s needs %s", ctl_verb(c), opt_names[i].text);
+	}
+	for (i = 0; i < ARRAY_SIZE(opt_pairs); i++) {
+		if (!(c->opts & opt_pairs[i].opt) ||
+		    !(c->opts & opt_pairs[i].other) == !opt_pairs[i].needs)
+			continue;
+		return ctl_usage_error(c, "%s %s %s %s", ctl_verb(c), opt_text(opt_pairs[i].opt),
+				       opt_pairs[i].needs ? "needs" : "does not take",
+				       opt_text(opt_pairs[i].other));
 	}
 	if (c->argc < d->args_min)
 		return ctl_usage_error(c, "%s needs %s", ctl_verb(c), d->synopsis);

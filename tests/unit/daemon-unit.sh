@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The systemd unit passes systemd-analyze verify (with our binary and
+# The systemd units pass systemd-analyze verify (with our binary and
 # man pages standing in for the installed ones), and the man pages render
 # with no groff warnings.
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -15,6 +15,15 @@ sed "s|/usr/sbin/nfsfaird|$top/daemon/nfsfaird|" "$top/systemd/nfsfaird.service"
 verify() { MANPATH="$tmp/man" systemd-analyze verify "$tmp/nfsfaird.service" 2>&1; }
 out=$(verify)
 check "systemd-analyze verify nfsfaird.service: clean" [ -z "$out" ] || diag "$out"
+# nfsfair-metrics: the timer and the service it starts, verified together.
+cp "$top/cli/nfsfair-ctl.8" "$tmp/man/man8/"
+sed "s|/usr/sbin/nfsfair-ctl|$top/cli/nfsfair-ctl|" "$top/systemd/nfsfair-metrics.service" \
+	> "$tmp/nfsfair-metrics.service"
+cp "$top/systemd/nfsfair-metrics.timer" "$tmp/"
+out=$(MANPATH="$tmp/man" systemd-analyze verify "$tmp/nfsfair-metrics.service" \
+	"$tmp/nfsfair-metrics.timer" 2>&1)
+check "systemd-analyze verify nfsfair-metrics.service and .timer: clean" [ -z "$out" ] ||
+	diag "$out"
 unit=$top/systemd/nfsfaird.service
 check "Type=notify" grep -qx 'Type=notify' "$unit"
 check "ExecReload sends SIGHUP" grep -qx 'ExecReload=/bin/kill -HUP $MAINPID' "$unit"

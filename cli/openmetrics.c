@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * stats --openmetrics: the cumulative counters in the OpenMetrics text
+ * format, for Prometheus through the node exporter's textfile collector.
+ * Written here, not through lib/output.c: a format of its own, not a
+ * human line or its JSON twin.
+ *
+ * HELP and TYPE name the samples, "_total" included, as the Prometheus
+ * text format does: promtool and the textfile collector parse that format,
+ * and take a strict OpenMetrics counter family (named without "_total")
+ * for an untyped sample with no help.
+ */
+#include <inttypes.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ctl.h"
+
+struct om_family {
+	const char *name;
+	const char *type;
+	const char *help;
+	size_t off;		/* of the uint64_t value in the item */
+	bool usec;		/* microseconds, printed as seconds */
+};
+
+typedef void (*om_labels)(FILE *fp, const char *ns, const void *item);
+
+#define CLASS(m) offsetof(struct nfsfair_class, m)
+#define CLIENT(m) offsetof(struct nfsfair_client, m)
+
+static const struct om_family class_families[] = {
+	{ "nfsfair_class_dispatches_total", "counter",
+	  "Requests dispatched to threads from the class's connections.", CLASS(dispatches), false },
+	{ "nfsfair_class_connections", "gauge", "Connections in the class now.",
+	  CLASS(connections), false },
+	{ "nfsfair_class_peers", "gauge",
+	  "Distinct peer addresses with connections in the class now.", CLASS(peers), false },
+	{ "nfsfair_class_queued_connections", "gauge",
+	  "Connections of the class waiting for a thread now.", CLASS(queued), false },
+	{ "nfsfair_class_queue_wait_seconds_total", "counter",
+	  "Time the class's connections waited from ready to dequeued.",
+	  CLASS(qtime_total_us), true },
+	{ "nfsfair_class_queue_wait_max_seconds", "gauge",
+	  "Longest wait from ready to dequeued since the counters were zeroed.",
+	  CLASS(qtime_max_us), true },
+	{ "nfsfair_class_threads", "gauge", "Threads serving the class's connections now.",
+	  CLASS(threads), false },
+};
+
+static const struct om_family rule_families[] = {
+	{ "nfsfair_rule_hits_total", "counter",
+	  "Connections the rule classified, at accept and after a table change.",
+	  offsetof(struct nfsfair_rule, hits), false },
+};
+
+static const struct om_family client_families[] = {
+	{ "nfsfair_client_dispatches_total", "counter",
+	  "Requests dispatched from the connections of an NFSv4.1 client ID.",
+	  CLIENT(dispatches), false },
+	{ "nfsfair_client_connections", "gauge",
+	  "Connections bound to the NFSv4.1 client ID now.", CLIENT(connections), false },
+	{ "nfsfair_client_peers", "gauge",
+	  "Distinct peer addresses with connections bound to the NFSv4.1 client ID now.",
+	  CLIENT(peers), false },
+	{ "nfsfair_client_queued_connections", "gauge",
+	  "Connections of the NFSv4.1 client ID waiting for a thread now.", CLIENT(queued), false },
+};
+
+/*
+ * SEP name="value": \, " and newline escaped as the format says; other
+ * control bytes and bytes past ASCII read \xNN, its backslash escaped, so
+ * a name in any encoding leaves the file valid UTF-8, which the readers
+ * insist on for the whole file.
+ */
+static void label(FILE *fp, const char *sep, const char *name, const char *val)
+{
+	const unsigned char *c;
+
+	fprintf(fp, "%s%s=\"", sep, name);
+	for (c = (const unsigned char *)val; *c; c++) {
+		if (*c == '\\' || *c == '"')
+			fprintf(fp, "\\%c", *c);
+		else if (*c == '\n')
+			fputs("\\n", fp);
+		else if (*c < 0x20 || *c >= 0x7f)
+			fprintf(fp, "\\\\x%02x", *c);
+		else
+			fputc(*c, fp);
+	}
+	fputc('"', fp);
+}
+
+static void class_labels(FILE *fp, const char *ns, const void *item)
+{
+	const struct nfsfair_class *k = item;
+
+	label(fp, "{", "namespace", ns);
+	label(fp, ",", "class", k->name);
+	fputc('}', fp);
+}
+
+static void rule_labels(FILE *fp, const char *ns, const void *item)
+{
+	const struct nfsfair_rule *r = item;
+	char pos[16], prefix[NFSFAIR_PREFIX_STRLEN], target[32], origin[8];
+
+	snprintf(pos, sizeof(pos), "%" PRIu32, r->position);
+	nfsfair_prefix_format(&r->prefix, prefix, sizeof(prefix));
+	nfsfair_target_format(&r->target, r->prefix.family, target, sizeof(target));
+	snprintf(origin, sizeof(origin), "%u", r->origin);
+	label(fp, "{", "namespace", ns);
+	label(fp, ",", "position", pos);
+	label(fp, ",", "prefix", prefix);
+	label(fp, ",", "target", target);
+	label(fp, ",", "origin", origin);
+	fputc('}', fp);
+}
+
+static void client_labels(FILE *fp, const char *ns, const void *item)
+{
+	const struct nfsfair_client *k = item;
+	char id[24], owner[NFSFAIR_OWNER_STRLEN];
+
+	snprintf(id, sizeof(id), "0x%016" PRIx64, k->client_id);
+	output_fmt_owner(k->owner, k->owner_len, owner, sizeof(owner));
+	label(fp, "{", "namespace", ns);
+	label(fp, ",", "client_id", id);
+	label(fp, ",", "owner", owner);
+	fputc('}', fp);
+}
+
+/* Each family, with its help and type even when it has no sample. */
+static void families(FILE *fp, const struct om_family *f, size_t nf, const char *ns,
+		     const void *items, int n, size_t size, om_labels labels)
+{
+	const char *item;
+	uint64_t v;
+	size_t i;
+	int j;
+
+	for (i = 0; i < nf; i++) {
+		fprintf(fp, "# HELP %s %s\n", f[i].name, f[i].help);
+		fprintf(fp, "# TYPE %s %s\n", f[i].name, f[i].type);
+		for (j = 0; j < n; j++) {
+			item = (const char *)items + j * size;
+			memcpy(&v, item + f[i].off, sizeof(v));
+			fputs(f[i].name, fp);
+			labels(fp, ns, item);
+			if (f[i].usec)	/* exact: no double in between */
+				fprintf(fp, " %" PRIu64 ".%06" PRIu64 "\n", v / 1000000, v % 1000000);
+			else
+				fprintf(fp, " %" PRIu64 "\n", v);
+		}
+	}
+}
+
+/* The caller checks fp for a write error. */
+void ctl_openmetrics_print(FILE *fp, const struct ctl_metrics *m)
+{
+	families(fp, class_families, ARRAY_SIZE(class_families), m->netns, m->classes,
+		 m->nclasses, sizeof(*m->classes), class_labels);
+	families(fp, rule_families, ARRAY_SIZE(rule_families), m->netns, m->rules, m->nrules,
+		 sizeof(*m->rules), rule_labels);
+	families(fp, client_families, ARRAY_SIZE(client_families), m->netns, m->clients,
+		 m->nclients, sizeof(*m->clients), client_labels);
+	fputs("# EOF\n", fp);
+}
