@@ -27,6 +27,17 @@ help:
 	@echo "make export-series    write build/linux's commits back to kernel/patches/"
 	@echo "make netlink-gen      regenerate the family's code from netlink-spec/nfsfair.yaml"
 	@echo "make userspace        build lib/, cli/, daemon/ and tests/load/"
+	@echo "make tools            build nfsfair-ctl and nfsfaird only: no kernel, no make deps"
+	@echo "make install          install them, their man pages, the bash completion, the"
+	@echo "                      systemd units, a config naming no class (kept if there)"
+	@echo "                      and the commented example under DOCDIR=$(DOCDIR), each"
+	@echo "                      under DESTDIR: PREFIX=$(PREFIX), SBINDIR=$(SBINDIR),"
+	@echo "                      MANDIR=$(MANDIR),"
+	@echo "                      BASHCOMPDIR=$(BASHCOMPDIR),"
+	@echo "                      SYSTEMDUNITDIR=$(SYSTEMDUNITDIR),"
+	@echo "                      SYSCONFDIR=$(SYSCONFDIR) (/etc if PREFIX=/usr, else PREFIX/etc);"
+	@echo "                      CFLAGS, CPPFLAGS and LDFLAGS from the environment are added"
+	@echo "make deb              the Debian package nfsfair-tools in build/deb/, lintian-clean"
 	@echo "make check            build what is needed and run every test suite"
 	@echo "make bench            the fairness tables, baseline against nfsfair (build/bench/)"
 	@echo "make bench-overhead   the dispatch path's cost, and table changes, in real time"
@@ -110,3 +121,59 @@ clean:
 
 distclean:
 	rm -rf build
+
+# make install: the tools for other distributions; make deb uses it with
+# PREFIX=/usr. The config goes under /etc for a system install, else
+# beside the rest, and nfsfaird.service is told where. An existing config
+# is kept: a reinstall must not undo the admin's edits.
+PREFIX ?= /usr/local
+SBINDIR ?= $(PREFIX)/sbin
+MANDIR ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
+SYSCONFDIR ?= $(if $(filter /usr,$(PREFIX)),/etc,$(PREFIX)/etc)
+DOCDIR ?= $(PREFIX)/share/doc/nfsfair-tools
+TOOLS_DIRS := lib cli daemon
+UNITS = $(wildcard systemd/*.service systemd/*.timer)
+# The units name /usr/sbin/ and /etc/nfsfair/: make them name ours.
+UNIT_SED = -e 's|=/usr/sbin/|=$(SBINDIR)/|' $(if $(filter /etc,$(SYSCONFDIR)),, \
+	-e '/^ExecStart=[^ ]*\/nfsfaird /s|$$| -c $(SYSCONFDIR)/nfsfair/nfsfair.yaml -d $(SYSCONFDIR)/nfsfair/conf.d|')
+CONFIG = $(DESTDIR)$(SYSCONFDIR)/nfsfair/nfsfair.yaml
+
+.PHONY: tools install deb
+
+# Without make deps: a package build must not install packages.
+tools:
+	@set -e; for d in $(TOOLS_DIRS); do $(MAKE) -C $$d; done
+
+install: tools
+	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8 \
+		$(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(SYSTEMDUNITDIR) $(dir $(CONFIG)) \
+		$(DESTDIR)$(DOCDIR)/examples
+	install -m 755 cli/nfsfair-ctl daemon/nfsfaird $(DESTDIR)$(SBINDIR)/
+	install -m 644 cli/nfsfair-ctl.8 daemon/nfsfaird.8 $(DESTDIR)$(MANDIR)/man8/
+	install -m 644 daemon/nfsfair.yaml.5 $(DESTDIR)$(MANDIR)/man5/
+	install -m 644 cli/nfsfair-ctl.bash-completion $(DESTDIR)$(BASHCOMPDIR)/nfsfair-ctl
+	@set -e; for u in $(UNITS); do \
+		sed $(UNIT_SED) $$u > $(DESTDIR)$(SYSTEMDUNITDIR)/$${u##*/}; \
+		chmod 644 $(DESTDIR)$(SYSTEMDUNITDIR)/$${u##*/}; \
+	done
+	@grep -q '^ExecStart=$(SBINDIR)/nfsfaird ' $(DESTDIR)$(SYSTEMDUNITDIR)/nfsfaird.service || \
+		{ echo "make install: nfsfaird.service's ExecStart was not rewritten" >&2; exit 1; }
+	@if [ -e $(CONFIG) ]; then echo "make install: keeping the existing $(CONFIG)"; \
+	else install -m 644 etc/nfsfair-installed.yaml $(CONFIG); fi
+	install -m 644 etc/nfsfair.yaml $(DESTDIR)$(DOCDIR)/examples/nfsfair.yaml
+
+# dpkg-buildpackage writes beside the source tree: build a copy of the
+# working tree (tracked and new files, no build products) in build/deb/src.
+# Our make's variables must not reach debian/rules' makes.
+deb: deps
+	rm -rf build/deb
+	mkdir -p build/deb/src
+	git ls-files -z -co --exclude-standard | \
+		tar -c --null --ignore-failed-read -T - -f - | tar -x -C build/deb/src
+	cd build/deb/src && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL dpkg-buildpackage -us -uc -b
+	lintian --fail-on error,warning build/deb/*.changes
+
+# A guest suite installs the package: tests/integration/deb.sh.
+check check-smp-debug: deb
