@@ -305,6 +305,61 @@ out:
 	return ret;
 }
 
+/*
+ * What --test can say without the kernel: rules no address reaches in the
+ * table the file gives an empty one (each origin in turn, in file order),
+ * and classes no rule of the file names. Warnings, not errors.
+ */
+static int test_warnings(const struct restore *rs)
+{
+	char text[NFSFAIR_RULE_STRLEN], what[NFSFAIR_RULE_STRLEN + 64];
+	bool *shadowed, *item_shadowed;
+	struct nfsfair_rule *v;
+	int *item, n = 0, origin, i, ret = 0;
+
+	v = malloc((rs->n + 1) * sizeof(*v));
+	item = malloc((rs->n + 1) * sizeof(*item));
+	shadowed = malloc((rs->n + 1) * sizeof(*shadowed));
+	item_shadowed = calloc(rs->n + 1, sizeof(*item_shadowed));
+	if (!v || !item || !shadowed || !item_shadowed)
+		goto nomem;
+	for (origin = 0; origin < 256; origin++) {
+		for (i = 0; i < rs->n; i++) {
+			if (rs->v[i].l.kind != NFSFAIR_LINE_RULE || rs->v[i].l.rule.origin != origin)
+				continue;
+			v[n] = rs->v[i].l.rule;
+			item[n++] = i;
+		}
+	}
+	if (nfsfair_rules_shadowed(v, n, shadowed) < 0)
+		goto nomem;
+	for (i = 0; i < n; i++)
+		item_shadowed[item[i]] = shadowed[i];
+	for (i = 0; i < rs->n; i++) {
+		const struct nfsfair_line *l = &rs->v[i].l;
+
+		if (item_shadowed[i]) {
+			nfsfair_rule_format(&l->rule, text, sizeof(text));
+			snprintf(what, sizeof(what), "'%s' is shadowed by earlier rules", text);
+		} else if (l->kind == NFSFAIR_LINE_CLASS && !file_names_class(rs, l->class)) {
+			snprintf(what, sizeof(what), "class '%s' is named by no rule", l->class);
+		} else {
+			continue;
+		}
+		fprintf(stderr, "%s: %s:%d: warning: %s\n", ctl_prog, rs->file, rs->v[i].lineno,
+			what);
+	}
+	goto free;
+nomem:
+	ret = ctl_error("out of memory");
+free:
+	free(item_shadowed);
+	free(shadowed);
+	free(item);
+	free(v);
+	return ret;
+}
+
 int cmd_restore(struct ctl *c)
 {
 	struct restore rs = { .file = "<stdin>" };
@@ -326,6 +381,8 @@ int cmd_restore(struct ctl *c)
 	if (c->opts & OPT_TEST) {
 		printf("%s: %d class%s, %d rule%s: OK\n", rs.file, rs.nclasses,
 		       rs.nclasses == 1 ? "" : "es", nrules, nrules == 1 ? "" : "s");
+		fflush(stdout);
+		ret = test_warnings(&rs);
 		goto out;
 	}
 	lock = take_lock();

@@ -11,7 +11,7 @@ static enum output_type when(bool shown)
 	return shown ? PRINT_ANY : PRINT_JSON;
 }
 
-static void print_rule(struct ctl *c, const struct nfsfair_rule *r)
+static void print_rule(struct ctl *c, const struct nfsfair_rule *r, bool shadowed)
 {
 	bool verbose = c->opts & OPT_VERBOSE;
 	char src[NFSFAIR_PREFIX_STRLEN], tgt[32], n[32];
@@ -31,6 +31,9 @@ static void print_rule(struct ctl *c, const struct nfsfair_rule *r)
 		print_uint(PRINT_JSON, "per-host-len", NULL,
 			   nfsfair_target_per_host_len(&r->target, r->prefix.family));
 	print_string(PRINT_ANY, "source", "%s", src);
+	print_bool(PRINT_JSON, "shadowed", NULL, shadowed);
+	if (shadowed)
+		print_string(PRINT_FP, NULL, "%s", "  [shadowed by earlier rules]");
 	close_json_object();
 	print_nl();
 }
@@ -38,11 +41,18 @@ static void print_rule(struct ctl *c, const struct nfsfair_rule *r)
 int cmd_list(struct ctl *c)
 {
 	struct ctl_rules rules;
+	bool *shadowed;
 	int i, ret;
 
 	ret = ctl_rules_dump(c, &rules);
 	if (ret)
 		return ret;
+	shadowed = calloc(rules.n + 1, sizeof(*shadowed));
+	if (!shadowed || nfsfair_rules_shadowed(rules.v, rules.n, shadowed) < 0) {
+		free(shadowed);
+		free(rules.v);
+		return ctl_error("out of memory");
+	}
 	if (c->opts & OPT_LINE)
 		print_string(PRINT_FP, NULL, "%-5s", "num");
 	if (c->opts & OPT_VERBOSE)
@@ -50,9 +60,10 @@ int cmd_list(struct ctl *c)
 	print_string(PRINT_FP, NULL, "%-16s source\n", "target");
 	open_json_array(NULL);
 	for (i = 0; i < rules.n; i++)
-		print_rule(c, &rules.v[i]);
+		print_rule(c, &rules.v[i], shadowed[i]);
 	close_json_array();
 	output_done();
+	free(shadowed);
 	free(rules.v);
 	return CTL_OK;
 }

@@ -101,9 +101,9 @@ static const struct ctl_cmd ctl_cmds[] = {
 		.run = cmd_explain, .help = "Which rule and live client a peer gets",
 	},
 	{
-		.name = "monitor", .synopsis = "[--count N]",
-		.allowed = OPT_COUNT | ANY, .run = cmd_monitor,
-		.help = "Print the generation of every change to the table",
+		.name = "monitor", .synopsis = "[--count N] [--json]",
+		.allowed = OPT_COUNT | OPT_JSON | ANY, .run = cmd_monitor,
+		.help = "Print what every change to the table did",
 	},
 	{
 		.name = "save", .synopsis = "",

@@ -67,6 +67,10 @@ int nfsfair_rule_format(const struct nfsfair_rule *r, char *buf, size_t size);
 bool nfsfair_rule_equal(const struct nfsfair_rule *a, const struct nfsfair_rule *b);
 int nfsfair_uint_parse(const char *s, uint64_t max, uint64_t *out);
 
+/* shadow.c: rules that earlier rules of their family cover entirely */
+
+int nfsfair_rules_shadowed(const struct nfsfair_rule *v, int n, bool *shadowed);
+
 /* save.c: the save/restore format, one item per line */
 
 enum nfsfair_line_kind {
