@@ -6,6 +6,10 @@
  * a moment when everyone is unclassified); never touch other origins.
  * Nothing written when nothing differs, so a restart with the same file
  * costs the kernel nothing.
+ *
+ * Then prune: a class the daemon created (struct owned) that the
+ * configuration no longer names is deleted, unless a rule of another
+ * origin still names it; the kernel refusing is reported, not fatal.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -100,57 +104,198 @@ fail:
 	return NULL;
 }
 
-/**
- * apply_want - make the kernel's table what @w asks, if it is not already
- * @w: classes and the daemon's origin's rules
- * @changed: set when a replace was sent and accepted
- * @err: the reason of a failure, NFSFAIR_ERR_LEN bytes
- *
- * Return: 0 or a negative errno.
- */
-int apply_want(const struct want *w, bool *changed, char *err)
+static bool wanted(const struct want *w, const char *name)
 {
-	struct nfsfair_nl *nl = NULL;
-	struct have h = {};
+	size_t i;
+
+	for (i = 0; i < w->nr_classes; i++)
+		if (!strcmp(w->classes[i].name, name))
+			return true;
+	return false;
+}
+
+static bool have_class(const struct have *h, const char *name)
+{
+	int j;
+
+	for (j = 0; j < h->nr_classes; j++)
+		if (!strcmp(h->classes[j].name, name))
+			return true;
+	return false;
+}
+
+/* The first rule naming class @name, or NULL. */
+static const struct nfsfair_rule *rule_naming(const struct have *h, const char *name)
+{
+	int j;
+
+	for (j = 0; j < h->nr_rules; j++)
+		if (h->rules[j].target.kind == NFSFAIR_TARGET_CLASS &&
+		    !strcmp(h->rules[j].target.class, name))
+			return &h->rules[j];
+	return NULL;
+}
+
+static int class_del(struct nfsfair_nl *nl, const char *name)
+{
+	struct nl_msg *msg = nfsfair_nl_msg(nl, NFSFAIR_CMD_CLASS_DEL, false);
+
+	if (!msg)
+		return -ENOMEM;
+	if (nla_put_string(msg, NFSFAIR_A_CLASS_NAME, name) < 0) {
+		nlmsg_free(msg);
+		return -ENOMEM;
+	}
+	return nfsfair_nl_run(nl, msg, 0, NULL, NULL);
+}
+
+static void kept(struct apply_result *res, const char *name, const char *why)
+{
+	size_t len = strlen(res->kept);
+
+	snprintf(res->kept + len, sizeof(res->kept) - len, "%s%s (%s)", len ? ", " : "",
+		 name, why);
+	fprintf(stderr, "nfsfaird: class %s is no longer in the configuration, keeping it: %s\n",
+		name, why);
+}
+
+/* Delete the classes we created that @w no longer names; @h is the table now. */
+static void prune(struct nfsfair_nl *nl, const struct want *w, const struct have *h,
+		  struct owned *o, struct apply_result *res)
+{
+	char name[NFSFAIR_NAME_LEN + 1], why[NFSFAIR_ERR_LEN + 32];
+	const struct nfsfair_rule *r;
+	size_t i;
+	int ret;
+
+	for (i = o->nr; i-- > 0;) {
+		snprintf(name, sizeof(name), "%s", o->names[i]);
+		if (wanted(w, name))
+			continue;
+		if (!have_class(h, name)) {
+			owned_del(o, name);	/* deleted by someone else */
+			continue;
+		}
+		r = rule_naming(h, name);
+		if (r) {
+			snprintf(why, sizeof(why), "a rule of origin %u names it", r->origin);
+			kept(res, name, why);
+			continue;
+		}
+		ret = class_del(nl, name);
+		if (!ret) {
+			fprintf(stderr, "nfsfaird: class %s is no longer in the configuration: deleted\n",
+				name);
+			owned_del(o, name);
+			res->deleted++;
+			continue;
+		}
+		snprintf(why, sizeof(why), "kernel reports: %s",
+			 *nfsfair_nl_extack(nl) ? nfsfair_nl_extack(nl) : strerror(-ret));
+		kept(res, name, why);
+	}
+}
+
+/* Which classes the replace about to be sent creates: ours from now on. */
+static int note_created(const struct want *w, const struct have *h, struct owned *o)
+{
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; i < w->nr_classes && !ret; i++)
+		if (!have_class(h, w->classes[i].name))
+			ret = owned_add(o, w->classes[i].name);
+	return ret;
+}
+
+static void have_free(struct have *h)
+{
+	free(h->rules);
+	free(h->classes);
+	memset(h, 0, sizeof(*h));
+}
+
+static int replace(struct nfsfair_nl *nl, const struct want *w, struct have *h,
+		   struct owned *o, struct apply_result *res)
+{
+	struct owned created = {};
 	struct nl_msg *msg;
 	int ret, tries;
+	size_t i;
 
-	*changed = false;
-	err[0] = '\0';
-	ret = nfsfair_nl_open(&nl, err);
-	if (ret)
-		return ret;
 	/* A writer racing us changes the generation: read again, once. */
 	for (tries = 0; tries < 2; tries++) {
-		free(h.rules);
-		free(h.classes);
-		memset(&h, 0, sizeof(h));
-		ret = read_have(nl, &h);
+		have_free(h);
+		ret = read_have(nl, h);
 		if (ret) {
-			snprintf(err, NFSFAIR_ERR_LEN, "reading the table: %s",
+			snprintf(res->err, NFSFAIR_ERR_LEN, "reading the table: %s",
 				 *nfsfair_nl_extack(nl) ? nfsfair_nl_extack(nl) : strerror(-ret));
 			break;
 		}
-		if (same(w, &h))
+		if (same(w, h))
 			break;
-		msg = replace_msg(nl, w, h.generation);
+		owned_free(&created);
+		ret = note_created(w, h, &created);
+		if (ret)
+			break;
+		msg = replace_msg(nl, w, h->generation);
 		if (!msg) {
-			snprintf(err, NFSFAIR_ERR_LEN, "the table does not fit one message");
+			snprintf(res->err, NFSFAIR_ERR_LEN, "the table does not fit one message");
 			ret = -EMSGSIZE;
 			break;
 		}
 		ret = nfsfair_nl_run(nl, msg, 0, NULL, NULL);
 		if (!ret) {
-			*changed = true;
+			res->changed = true;
 			break;
 		}
-		snprintf(err, NFSFAIR_ERR_LEN, "kernel reports: %s",
+		snprintf(res->err, NFSFAIR_ERR_LEN, "kernel reports: %s",
 			 *nfsfair_nl_extack(nl) ? nfsfair_nl_extack(nl) : strerror(-ret));
 		if (ret != -ESTALE)
 			break;
 	}
-	free(h.rules);
-	free(h.classes);
+	for (i = 0; !ret && i < created.nr; i++)
+		ret = owned_add(o, created.names[i]);
+	owned_free(&created);
+	return ret;
+}
+
+/**
+ * apply_want - make the kernel's table what @w asks, if it is not already
+ * @w: classes and the daemon's origin's rules
+ * @o: the classes the daemon created; updated
+ * @res: what happened: changed, the generation now, classes kept, the error
+ *
+ * Return: 0 or a negative errno (the reason in @res->err).
+ */
+int apply_want(const struct want *w, struct owned *o, struct apply_result *res)
+{
+	struct nfsfair_nl *nl = NULL;
+	struct have h = {};
+	int ret;
+
+	memset(res, 0, sizeof(*res));
+	ret = nfsfair_nl_open(&nl, res->err);
+	if (ret)
+		return ret;
+	ret = replace(nl, w, &h, o, res);
+	/* Prune against the table as it is after the replace. */
+	if (!ret && res->changed) {
+		have_free(&h);
+		ret = read_have(nl, &h);
+		if (ret)
+			snprintf(res->err, NFSFAIR_ERR_LEN, "reading the table: %s",
+				 strerror(-ret));
+	}
+	if (!ret) {
+		prune(nl, w, &h, o, res);
+		if (res->deleted) {
+			have_free(&h);
+			ret = read_have(nl, &h);
+		}
+		res->generation = h.generation;
+	}
+	have_free(&h);
 	nfsfair_nl_close(nl);
 	return ret;
 }

@@ -44,6 +44,8 @@ int resolve_member(struct resolver *r, struct cfg *cfg, const struct cfg_member 
 void resolver_counts(const struct resolver *r, size_t *ok, size_t *failing);
 time_t resolver_due(const struct resolver *r);
 time_t resolver_now(void);
+void resolver_prune(struct resolver *r, const struct cfg *cfg);
+time_t resolver_oldest(const struct resolver *r);
 
 /* table.c: the state a configuration asks of the kernel */
 
@@ -64,9 +66,48 @@ void want_free(struct want *w);
 int want_build(struct want *w, struct cfg *cfg, struct resolver *r, enum res_mode mode);
 void want_print(const struct want *w, FILE *fp);
 
+/* owned.c: the classes nfsfaird created, remembered in a file */
+
+struct owned {
+	char (*names)[NFSFAIR_NAME_LEN + 1];
+	size_t nr;
+	bool dirty;		/* changed since loaded or saved */
+};
+
+void owned_free(struct owned *o);
+bool owned_has(const struct owned *o, const char *name);
+int owned_add(struct owned *o, const char *name);
+void owned_del(struct owned *o, const char *name);
+int owned_load(struct owned *o, const char *path);
+int owned_save(struct owned *o, const char *path);
+
 /* apply.c: one atomic replace, and only when something differs */
 
-int apply_want(const struct want *w, bool *changed, char *err);
+struct apply_result {
+	bool changed;			/* a replace was sent and accepted */
+	unsigned int deleted;		/* classes of ours the file dropped, deleted */
+	uint64_t generation;		/* the table's, afterwards */
+	char kept[512];			/* classes the file dropped but kept, and why */
+	char err[NFSFAIR_ERR_LEN];
+};
+
+int apply_want(const struct want *w, struct owned *o, struct apply_result *res);
+
+/* status.c: the file behind nfsfaird --status */
+
+struct status {
+	uint8_t origin;
+	size_t nr_classes, nr_rules;
+	uint64_t generation;
+	time_t last_apply;		/* 0: never */
+	bool changed;			/* by the last apply */
+	const char *error;		/* of the last load or apply, "" if none */
+	const char *kept;		/* classes dropped from the file but kept */
+};
+
+void iso_time(time_t t, char *buf, size_t len);
+int status_write(const char *path, const struct status *s, const struct resolver *r);
+int status_print(const char *path);
 
 /* notify.c: the systemd notify protocol, without libsystemd */
 

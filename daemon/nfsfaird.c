@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -20,11 +21,22 @@
 
 #define DEFAULT_CONFIG	"/etc/nfsfair/nfsfair.yaml"
 #define DEFAULT_DROPINS	"/etc/nfsfair/conf.d"
+#define DEFAULT_STATE	"/run/nfsfair"
 
 struct daemon {
 	const char *config;
 	const char *dropins;
 	unsigned int refresh;	/* seconds between re-resolving */
+	const char *state_dir;
+	const char *netns;	/* names the files in state_dir, if given */
+	char owned_path[4096];	/* the classes we created, for this origin */
+	char status_path[4096];
+	bool state_warned;	/* said once that state_dir is not writable */
+	struct owned owned;
+	time_t applied_at;	/* of the last successful apply */
+	bool changed;		/* by it */
+	uint64_t generation;	/* after it */
+	char kept[512];		/* classes the file dropped that were kept, and why */
 	struct cfg cfg;
 	struct resolver res;
 	struct want want;
@@ -48,20 +60,73 @@ static const char usage[] =
 	"                        at least every SECS seconds, 10 to 86400\n"
 	"                        (default 300)\n"
 	"  -n, --netns NAME      work on the table of network namespace NAME\n"
+	"      --state-dir DIR   where the classes it created and its status are\n"
+	"                        kept (default " DEFAULT_STATE ")\n"
+	"      --status          print the running daemon's status: hostnames with\n"
+	"                        their addresses and last resolution, the last\n"
+	"                        apply and the table's generation\n"
 	"  -h, --help            this text\n"
 	"\n"
 	"Exit status: 0 success, 1 configuration or kernel error, 2 usage.\n";
+
+static void state_path(struct daemon *d, char *buf, size_t len, const char *name)
+{
+	snprintf(buf, len, "%s/%s%s%s", d->state_dir, name, d->netns ? "." : "",
+		 d->netns ? d->netns : "");
+}
+
+/* Not being able to keep state costs ownership across restarts, not the table. */
+static void state_error(struct daemon *d, const char *path, int err)
+{
+	if (d->state_warned)
+		return;
+	fprintf(stderr, "nfsfaird: %s: %s, ignoring\n", path, strerror(-err));
+	d->state_warned = true;
+}
 
 static void status_line(struct daemon *d)
 {
 	size_t ok, failing;
 	const char *error = d->load_error[0] ? d->load_error : d->last_error;
+	struct status st = {
+		.origin = d->want.origin, .nr_classes = d->want.nr_classes,
+		.nr_rules = d->want.nr_rules, .generation = d->generation,
+		.last_apply = d->applied_at, .changed = d->changed, .error = error,
+		.kept = d->kept,
+	};
+	time_t oldest = resolver_oldest(&d->res);
+	char age[48] = "";
+	int ret;
 
 	resolver_counts(&d->res, &ok, &failing);
-	notify("STATUS=%zu classes, %zu rules, %zu/%zu hosts resolved, last apply %s%s%s",
-	       d->want.nr_classes, d->want.nr_rules, ok, ok + failing,
+	if (oldest)
+		snprintf(age, sizeof(age), ", oldest %lld s ago",
+			 (long long)(time(NULL) - oldest));
+	notify("STATUS=%zu classes, %zu rules, %zu/%zu hosts resolved%s, last apply %s%s%s",
+	       d->want.nr_classes, d->want.nr_rules, ok, ok + failing, age,
 	       d->last_apply[0] ? d->last_apply : "never",
 	       *error ? ", last error: " : "", error);
+	ret = status_write(d->status_path, &st, &d->res);
+	if (ret)
+		state_error(d, d->status_path, ret);
+}
+
+/* The classes file is per origin: a new origin starts from what that one made. */
+static void owned_open(struct daemon *d)
+{
+	char path[sizeof(d->owned_path)], name[32];
+	int ret;
+
+	snprintf(name, sizeof(name), "classes.%u", d->want.origin);
+	state_path(d, path, sizeof(path), name);
+	if (!strcmp(path, d->owned_path))
+		return;
+	snprintf(d->owned_path, sizeof(d->owned_path), "%s", path);
+	owned_free(&d->owned);
+	ret = owned_load(&d->owned, path);
+	if (ret)
+		fprintf(stderr, "nfsfaird: %s: %s, starting with no classes of ours\n", path,
+			strerror(-ret));
 }
 
 /* Load, check and resolve into a new configuration; the old one stays on error. */
@@ -95,23 +160,37 @@ static int load(struct daemon *d, bool first)
 	d->want = want;
 	d->have_want = true;
 	d->load_error[0] = '\0';
+	resolver_prune(&d->res, &d->cfg);
 	return 0;
 }
 
 static int apply(struct daemon *d)
 {
-	char err[NFSFAIR_ERR_LEN], when[32];
-	bool changed;
+	struct apply_result res;
+	char when[32];
 	time_t now = time(NULL);
+	bool changed;
 	int ret;
 
-	ret = apply_want(&d->want, &changed, err);
+	owned_open(d);
+	ret = apply_want(&d->want, &d->owned, &res);
+	changed = res.changed;
+	if (d->owned.dirty) {
+		int err = owned_save(&d->owned, d->owned_path);
+
+		if (err)
+			state_error(d, d->owned_path, err);
+	}
 	strftime(when, sizeof(when), "%H:%M:%S", localtime(&now));
 	if (ret) {
-		fprintf(stderr, "nfsfaird: applying the table failed: %s\n", err);
-		snprintf(d->last_error, sizeof(d->last_error), "%s", err);
+		fprintf(stderr, "nfsfaird: applying the table failed: %s\n", res.err);
+		snprintf(d->last_error, sizeof(d->last_error), "%s", res.err);
 		return ret;
 	}
+	d->applied_at = now;
+	d->changed = changed;
+	d->generation = res.generation;
+	snprintf(d->kept, sizeof(d->kept), "%s", res.kept);
 	snprintf(d->last_apply, sizeof(d->last_apply), "%s (%s)", when,
 		 changed ? "changed" : "no change");
 	fprintf(stderr, "nfsfaird: %zu classes, %zu rules of origin %u: %s\n",
@@ -204,13 +283,16 @@ int main(int argc, char **argv)
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "refresh", required_argument, NULL, 'r' },
 		{ "netns", required_argument, NULL, 'n' },
+		{ "state-dir", required_argument, NULL, 'S' },
+		{ "status", no_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
 	struct daemon d = {
 		.config = DEFAULT_CONFIG, .dropins = DEFAULT_DROPINS, .refresh = 300,
+		.state_dir = DEFAULT_STATE,
 	};
-	bool check = false, once = false, foreground = false;
+	bool check = false, once = false, foreground = false, status = false;
 	char err[NFSFAIR_ERR_LEN], *end;
 	const char *netns = NULL;
 	unsigned long v;
@@ -245,6 +327,12 @@ int main(int argc, char **argv)
 		case 'n':
 			netns = optarg;
 			break;
+		case 'S':
+			d.state_dir = optarg;
+			break;
+		case 's':
+			status = true;
+			break;
 		case 'h':
 			fputs(usage, stdout);
 			return 0;
@@ -257,10 +345,16 @@ int main(int argc, char **argv)
 		fprintf(stderr, "nfsfaird: unexpected argument '%s'\n", argv[optind]);
 		return 2;
 	}
-	if (check && once) {
-		fprintf(stderr, "nfsfaird: --check and --once do not go together\n");
+	if (check + once + status > 1) {
+		fprintf(stderr, "nfsfaird: --check, --once and --status do not go together\n");
 		return 2;
 	}
+	d.netns = netns;
+	state_path(&d, d.status_path, sizeof(d.status_path), "status");
+	if (status)
+		return status_print(d.status_path);
+	if (!check && mkdir(d.state_dir, 0755) && errno != EEXIST)
+		state_error(&d, d.state_dir, -errno);
 	if (netns && nfsfair_netns_enter(netns, err)) {
 		fprintf(stderr, "nfsfaird: %s\n", err);
 		return 1;
@@ -273,11 +367,13 @@ int main(int argc, char **argv)
 		ret = 0;
 	} else if (once) {
 		ret = apply(&d) ? 1 : 0;
+		status_line(&d);
 	} else {
 		ret = run(&d, foreground);
 	}
 	want_free(&d.want);
 	cfg_free(&d.cfg);
 	resolver_free(&d.res);
+	owned_free(&d.owned);
 	return ret;
 }

@@ -240,3 +240,43 @@ void resolver_counts(const struct resolver *r, size_t *ok, size_t *failing)
 			(*ok)++;
 	}
 }
+
+static bool cfg_names(const struct cfg *cfg, const char *name)
+{
+	size_t i, j;
+
+	for (i = 0; i < cfg->nr_classes; i++)
+		for (j = 0; j < cfg->classes[i].nr_members; j++)
+			if (!strcmp(cfg->classes[i].members[j].text, name))
+				return true;
+	return false;
+}
+
+/* Forget the names @cfg no longer has, so counts and status show its names only. */
+void resolver_prune(struct resolver *r, const struct cfg *cfg)
+{
+	size_t i = 0;
+
+	while (i < r->nr_hosts) {
+		if (cfg_names(cfg, r->hosts[i].name)) {
+			i++;
+			continue;
+		}
+		free(r->hosts[i].name);
+		free(r->hosts[i].addrs);
+		memmove(&r->hosts[i], &r->hosts[i + 1], (r->nr_hosts - i - 1) * sizeof(*r->hosts));
+		r->nr_hosts--;
+	}
+}
+
+/* The last success of the name resolved longest ago; 0 when none has. */
+time_t resolver_oldest(const struct resolver *r)
+{
+	time_t oldest = 0;
+	size_t i;
+
+	for (i = 0; i < r->nr_hosts; i++)
+		if (r->hosts[i].ok && (!oldest || r->hosts[i].resolved_at < oldest))
+			oldest = r->hosts[i].resolved_at;
+	return oldest;
+}

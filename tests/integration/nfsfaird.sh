@@ -4,7 +4,9 @@
 # both bind-mounted over the guest's view only. Applies, converges with
 # no write when nothing changed, leaves hand-made rules alone, refuses a
 # bad file without touching the table, keeps the last addresses when DNS
-# stops answering, and speaks systemd's notify protocol.
+# stops answering, and speaks systemd's notify protocol. Deletes the
+# classes it created once the file drops them, and no others; reports
+# each hostname's addresses and last resolution with --status.
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/tests/lib/tap.sh"
 . "$top/tests/uml/guest-lib.sh"
@@ -51,7 +53,11 @@ classes:
     members: [127.0.0.0/8]
 YAML
 mkdir -p "$dir/conf.d"
-run_once() { "$nfsfaird" --once -c "$dir/nfsfair.yaml" -d "$dir/conf.d" >> "$log" 2>&1; }
+state=$dir/state
+run_once() {
+	"$nfsfaird" --once --state-dir "$state" -c "$dir/nfsfair.yaml" -d "$dir/conf.d" \
+		>> "$log" 2>&1
+}
 
 check "nfsfaird --check prints the table without a kernel write" \
 	"$nfsfaird" --check -c "$dir/nfsfair.yaml" -d "$dir/conf.d"
@@ -91,7 +97,7 @@ sleep 0.5
 # the daemon look names up again within this test.
 start_daemon() {
 	NOTIFY_SOCKET=$dir/notify.sock "$nfsfaird" --foreground --refresh 3600 \
-		-c "$dir/nfsfair.yaml" -d "$dir/conf.d" >> "$log" 2>&1 &
+		--state-dir "$state" -c "$dir/nfsfair.yaml" -d "$dir/conf.d" >> "$log" 2>&1 &
 	daemon=$!
 }
 wait_for() {	# wait_for PATTERN FILE: up to 15 s
@@ -143,6 +149,112 @@ check "after a refresh, the daemon keeps dns-host.test's last address" \
 	wait_for "dns-host.test: .*keeping its last addresses" "$log"
 check "dns-host.test's rule is still there" has_rule 127.0.0.7 '"class": "movers"' 10
 check "the status counts one host failing" wait_for '1/2 hosts resolved' "$dir/notify.log"
+check "STATUS= gives the oldest resolution's age" \
+	grep -q '^STATUS=.*hosts resolved, oldest [0-9]* s ago' "$dir/notify.log"
+
+# nfsfaird --status: per hostname its addresses, its last success, its error.
+kill -HUP $daemon
+wait_for_count() {	# wait_for_count PATTERN FILE N: up to 15 s for N matching lines
+	local i
+	for i in $(seq 150); do
+		[ "$(grep -c "$1" "$2" 2>/dev/null)" -ge "$3" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+check "the reload with DNS down keeps working" \
+	wait_for_count "reloading $dir/nfsfair.yaml" "$log" 2
+sleep 1
+status=$("$nfsfaird" --status --state-dir "$state")
+diag "$status"
+recent() {	# recent HOST: its last resolution is an ISO 8601 UTC time in the last minute
+	local t
+	t=$(sed -n "s/^host $1: .*; resolved \([0-9T:Z-]*\).*/\1/p" <<< "$status")
+	[[ $t =~ ^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$ ]] &&
+		[ $(($(date -u +%s) - $(date -u -d "$t" +%s))) -lt 60 ]
+}
+check "--status: the daemon is running" grep -q "^pid $daemon, running" <<< "$status"
+check "--status: mover-a.test with both addresses" \
+	grep -q '^host mover-a.test: 127.0.0.4 127.0.0.5; resolved ' <<< "$status"
+check "--status: mover-a.test resolved within the last minute" recent mover-a.test
+check "--status: dns-host.test keeps 127.0.0.7 and shows why its lookups fail" \
+	grep -q '^host dns-host.test: 127.0.0.7; resolved [0-9T:Z-]*; last lookup failed: .' \
+	<<< "$status"
+check "--status: mover-a.test has no error" \
+	bash -c '! grep "^host mover-a.test" | grep -q failed' <<< "$status"
+check "--status: last apply and generation" \
+	grep -q "^last apply [0-9T:Z-]* (.*), generation $(gen)\$" <<< "$status"
+check "--status with no daemon's file: exit 1" \
+	bash -c '! "$1" --status --state-dir /nonexistent 2>/dev/null' - "$nfsfaird"
+
+# Classes: the daemon deletes those it created once the file drops them.
+has_class() { grep -q "\"name\": \"$1\"" <<< "$(ynl --dump class-get)"; }
+printf 'classes:\n  - name: extra\n    members: [127.0.0.9]\n' > "$dir/conf.d/50-extra.yaml"
+kill -HUP $daemon
+wait_class() {	# wait_class NAME yes|no: up to 15 s
+	local i
+	for i in $(seq 75); do
+		if has_class "$1"; then [ "$2" = yes ] && return 0
+		else [ "$2" = no ] && return 0; fi
+		sleep 0.2
+	done
+	return 1
+}
+check "SIGHUP with a drop-in naming class extra: extra is made" wait_class extra yes
+check "the state file lists extra as the daemon's" grep -qx extra "$state/classes.10"
+rm "$dir/conf.d/50-extra.yaml"
+kill -HUP $daemon
+check "SIGHUP with the drop-in gone: extra is deleted" wait_class extra no
+check "the log says so" wait_for "class extra is no longer in the configuration: deleted" "$log"
+check "and movers stays" has_class movers
+
+# The same with --once re-runs of another origin, its own state directory.
+ctl=$top/cli/nfsfair-ctl
+own() {	# own CLASS...: a file of origin 30 naming CLASS..., applied once
+	local c i=20
+	{
+		printf 'origin: 30\nclasses:\n'
+		for c; do
+			i=$((i + 1))
+			printf '  - name: %s\n    members: [192.0.2.%d]\n' "$c" $i
+		done
+	} > "$dir/own.yaml"
+	"$nfsfaird" --once --state-dir "$dir/own" -c "$dir/own.yaml" -d "$dir/none" \
+		>> "$dir/own.log" 2>&1
+}
+check "--once with classes a and b" own a b
+check "a exists" has_class a
+check "b exists" has_class b
+check "--once with b dropped" own a
+check "b is deleted" bash -c '! grep -q "\"name\": \"b\"" <<< "$1"' - "$(ynl --dump class-get)"
+check "a stays" has_class a
+
+require "class c made by hand" "$ctl" -N c
+check "--once with a file naming c too" own a c
+check "c has the file's rule" has_rule 192.0.2.22 '"class": "c"' 30
+check "--once with c dropped" own a
+check "c, made by hand, is not deleted" has_class c
+check "--once again" own a
+check "c is still there" has_class c
+check "c is not in the state file" bash -c '! grep -qx c "$1"' - "$dir/own/classes.30"
+
+check "--once with d" own a d
+check "d exists" has_class d
+require "a hand rule (origin 0) to d" "$ctl" -A -s 192.0.2.1 -j d
+check "--once with d dropped" own a
+check "d is kept: a rule of origin 0 names it" has_class d
+check "the log says why" grep -q \
+	"class d is no longer in the configuration, keeping it: a rule of origin 0 names it" \
+	"$dir/own.log"
+check "--status says why" grep -qx "classes kept: d (a rule of origin 0 names it)" \
+	<<< "$("$nfsfaird" --status --state-dir "$dir/own")"
+require "the hand rule deleted" "$ctl" -D -s 192.0.2.1 -j d
+check "--once again" own a
+check "d is deleted now" bash -c '! grep -q "\"name\": \"d\"" <<< "$1"' - "$(ynl --dump class-get)"
+check "--status has no class kept" bash -c '! grep -q "^classes kept" <<< "$1"' - \
+	"$("$nfsfaird" --status --state-dir "$dir/own")"
+check "a still stays" has_class a
+diag "$(tail -4 "$dir/own.log")"
 
 # And a real client lands in the class.
 mkdir -p "$dir/mnt"
