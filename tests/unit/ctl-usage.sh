@@ -102,4 +102,11 @@ usage 1 "nfsfair-ctl: $tmp/bad3:2: class 'a' again (first on line 1)" restore --
 check "restore --test from stdin" eval \
 	'"$ctl" restore --test < "$tmp/good" | grep -qx "<stdin>: 2 classes, 5 rules: OK"'
 usage 1 "nfsfair-ctl: $tmp/none: No such file or directory" restore --test "$tmp/none"
+# stats --openmetrics and --output: what they cannot go with
+usage 2 "nfsfair-ctl: stats --openmetrics does not take -w" stats --openmetrics -w 5
+usage 2 "nfsfair-ctl: stats --openmetrics does not take --count" stats --count 2 --openmetrics
+usage 2 "nfsfair-ctl: stats --openmetrics does not take --json" stats movers --openmetrics --json
+usage 2 "nfsfair-ctl: stats --output needs --openmetrics" stats --output "$tmp/x.prom"
+usage 2 "nfsfair-ctl: -L does not take --openmetrics" -L --openmetrics
+usage 2 "nfsfair-ctl: classes does not take --output" classes --output "$tmp/x.prom"
 tap_done

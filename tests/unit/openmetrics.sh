@@ -6,7 +6,6 @@
 # matrix (exit 2) and the settings of the service and timer pair.
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/tests/lib/tap.sh"
-ctl=$top/cli/nfsfair-ctl
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 make -s -C "$top/cli" > /dev/null || { echo "1..0 # cli/ does not build"; exit 1; }
@@ -131,21 +130,7 @@ check "broken, a byte that is not UTF-8 (why they read \\\\xNN): promtool exits 
 sed '$d' "$tmp/good" > "$tmp/no-eof"
 check "broken, no # EOF: not valid (promtool alone passes it)" eval '! valid "$tmp/no-eof"'
 
-# usage STATUS MESSAGE ARGS...: nfsfair-ctl ARGS exits STATUS saying MESSAGE.
-usage() {
-	local want=$1 msg=$2 status
-	shift 2
-	"$ctl" "$@" > "$tmp/out" 2> "$tmp/err"
-	status=$?
-	check "'$*': exit $want, '$msg'" eval '[ $status = "$want" ] && grep -qxF -- "$msg" "$tmp/err"' ||
-		diag "status $status: $(cat "$tmp/err")"
-}
-usage 2 "nfsfair-ctl: stats --openmetrics does not take -w" stats --openmetrics -w 5
-usage 2 "nfsfair-ctl: stats --openmetrics does not take --count" stats --count 2 --openmetrics
-usage 2 "nfsfair-ctl: stats --openmetrics does not take --json" stats movers --openmetrics --json
-usage 2 "nfsfair-ctl: stats --output needs --openmetrics" stats --output "$tmp/x.prom"
-usage 2 "nfsfair-ctl: -L does not take --openmetrics" -L --openmetrics
-usage 2 "nfsfair-ctl: classes does not take --output" classes --output "$tmp/x.prom"
+# Its usage errors are checked with the others in ctl-usage.sh.
 check "refused usage writes no file" [ ! -e "$tmp/x.prom" ]
 
 # The units: the settings the man page describes.
