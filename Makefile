@@ -15,7 +15,7 @@ INTEGRATION_SUITES := $(sort $(wildcard tests/integration/*.sh))
 SUITES := $(UNIT_SUITES) tests/kunit/run $(INTEGRATION_SUITES) tests/bench/smoke.sh
 
 .PHONY: all help deps kernel kernel-baseline export-series netlink-gen userspace check bench \
-	bench-overhead bench-real-client deps-qemu kernel-smp kernel-baseline-smp kernel-debug-smp check-smp-debug bench-smp fuzz \
+	bench-overhead bench-real-client bench-dispatch-cost deps-qemu kernel-smp kernel-baseline-smp kernel-debug-smp check-smp-debug bench-smp fuzz \
 	demo clean distclean
 
 all: kernel userspace
@@ -42,6 +42,7 @@ help:
 	@echo "make bench            the fairness tables, baseline against nfsfair (build/bench/)"
 	@echo "make bench-overhead   the dispatch path's cost, and table changes, in real time"
 	@echo "make bench-real-client  a kernel NFS client walking and reading, alone and loaded"
+	@echo "make bench-dispatch-cost  ns per dispatch, fair path against the single queue (KUnit, native)"
 	@echo "make kernel-smp       the patched x86_64 kernel for the qemu SMP guest"
 	@echo "make kernel-baseline-smp  the same without our series"
 	@echo "make kernel-debug-smp the patched x86_64 kernel with lockdep and friends"
@@ -99,6 +100,9 @@ bench-overhead: kernel kernel-baseline userspace
 
 bench-real-client: kernel kernel-baseline userspace
 	@tests/bench/real-client $(BENCH_ARGS)
+
+bench-dispatch-cost: kernel
+	@tests/bench/dispatch-cost $(BENCH_ARGS)
 
 bench-smp: kernel-smp kernel-baseline-smp userspace
 	@tests/bench/smp $(BENCH_ARGS)
