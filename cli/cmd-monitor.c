@@ -95,8 +95,14 @@ static void print_class(uint64_t gen, const char *what, const struct nfsfair_cla
 	print_head(gen, what);
 	print_string(PRINT_ANY, "name", " %s", k->name);
 	print_uint(PRINT_ANY, "weight", " weight %" PRIu64, k->weight);
-	if (was)
+	if (was && was->weight != k->weight)
 		print_uint(PRINT_ANY, "old-weight", " (was %" PRIu64 ")", was->weight);
+	/* the limit only where there is or was one: most classes have none */
+	if (k->limit || (was && was->limit))
+		print_uint(PRINT_FP, NULL, " limit %" PRIu64, k->limit);
+	print_uint(PRINT_JSON, "limit", NULL, k->limit);
+	if (was && was->limit != k->limit)
+		print_uint(PRINT_ANY, "old-limit", " (was %" PRIu64 ")", was->limit);
 	close_json_object();
 	print_nl();
 }
@@ -137,7 +143,7 @@ static void diff_classes(uint64_t gen, const struct ctl_classes *old, const stru
 	open_json_array("classes-changed");
 	for (i = 0; i < new->n; i++) {
 		k = ctl_class_find(old, new->v[i].name);
-		if (k && k->weight != new->v[i].weight)
+		if (k && (k->weight != new->v[i].weight || k->limit != new->v[i].limit))
 			print_class(gen, "class-set", &new->v[i], k);
 	}
 	close_json_array();

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +33,37 @@ struct restore {
 	int nclasses;
 };
 
+/*
+ * A name restore could not read back (an older kernel took any bytes)
+ * would make a save file that fails, or one line that reads as others:
+ * refuse before the first line is written.
+ */
+static int save_names_check(const struct ctl_classes *cl, const struct ctl_rules *rules)
+{
+	char err[NFSFAIR_ERR_LEN];
+	int i;
+
+	for (i = 0; i < cl->n; i++)
+		if (nfsfair_class_name_check(cl->v[i].name, err) < 0)
+			return ctl_error("save: class %s: nothing written", err);
+	for (i = 0; i < rules->n; i++)
+		if (rules->v[i].target.kind == NFSFAIR_TARGET_CLASS &&
+		    nfsfair_class_name_check(rules->v[i].target.class, err) < 0)
+			return ctl_error("save: rule %d: class %s: nothing written", i + 1, err);
+	return 0;
+}
+
+/* " --limit N", or "" for none: a save file from before limits stays the same. */
+static const char *limit_text(uint32_t limit)
+{
+	static char buf[24];
+
+	if (!limit)
+		return "";
+	snprintf(buf, sizeof(buf), " --limit %u", limit);
+	return buf;
+}
+
 int cmd_save(struct ctl *c)
 {
 	char text[NFSFAIR_RULE_STRLEN];
@@ -45,12 +77,17 @@ int cmd_save(struct ctl *c)
 	ret = ctl_rules_dump(c, &rules);
 	if (ret)
 		goto free_cl;
+	ret = save_names_check(&cl, &rules);
+	if (ret)
+		goto free_rules;
 	for (i = 0; i < cl.n; i++)
-		printf("-N %s --weight %u\n", cl.v[i].name, cl.v[i].weight);
+		printf("-N %s --weight %u%s\n", cl.v[i].name, cl.v[i].weight,
+		       limit_text(cl.v[i].limit));
 	for (i = 0; i < rules.n; i++) {
 		nfsfair_rule_format(&rules.v[i], text, sizeof(text));
 		printf("-A %s\n", text);
 	}
+free_rules:
 	free(rules.v);
 free_cl:
 	free(cl.v);
@@ -143,19 +180,28 @@ static int gen_cb(struct nlattr **tb, void *arg)
 	return 0;
 }
 
-static int put_table(struct nl_msg *msg, const struct restore *rs, int origin, bool classes)
+/* A class's line as attributes; its limit when it has one or the kernel's class had one. */
+static int put_class(struct nl_msg *msg, const struct nfsfair_line *l,
+		     const struct nfsfair_class *now)
+{
+	return nfsfair_nla_put_class(msg, l->class, l->weight, l->limit,
+				     l->limit || (now && now->limit));
+}
+
+/* @cl: the kernel's classes, to carry the file's; NULL for rules alone. */
+static int put_table(struct nl_msg *msg, const struct restore *rs, int origin,
+		     const struct ctl_classes *cl)
 {
 	struct nlattr *nest;
 	int i;
 
 	if (nla_put_u8(msg, NFSFAIR_A_TABLE_ORIGIN, origin) < 0)
 		return -EMSGSIZE;
-	for (i = 0; classes && i < rs->n; i++) {
+	for (i = 0; cl && i < rs->n; i++) {
 		if (rs->v[i].l.kind != NFSFAIR_LINE_CLASS)
 			continue;
 		nest = nla_nest_start(msg, NFSFAIR_A_TABLE_CLASS);
-		if (!nest || nla_put_string(msg, NFSFAIR_A_CLASS_NAME, rs->v[i].l.class) < 0 ||
-		    nla_put_u32(msg, NFSFAIR_A_CLASS_WEIGHT, rs->v[i].l.weight) < 0)
+		if (!nest || put_class(msg, &rs->v[i].l, ctl_class_find(cl, rs->v[i].l.class)) < 0)
 			return -EMSGSIZE;
 		nla_nest_end(msg, nest);
 	}
@@ -187,7 +233,7 @@ static int line_of(const struct restore *rs, int attr, int index, int origin)
 }
 
 static int replace_origin(struct ctl *c, const struct restore *rs, int origin, bool first,
-			  uint64_t gen)
+			  uint64_t gen, const struct ctl_classes *cl)
 {
 	struct nl_msg *msg;
 	int ret, attr, index, line;
@@ -196,7 +242,7 @@ static int replace_origin(struct ctl *c, const struct restore *rs, int origin, b
 	if (!msg)
 		return ctl_error("out of memory");
 	if ((first && nla_put_u64(msg, NFSFAIR_A_TABLE_GENERATION, gen) < 0) ||
-	    put_table(msg, rs, origin, first) < 0) {
+	    put_table(msg, rs, origin, first ? cl : NULL) < 0) {
 		nlmsg_free(msg);
 		return ctl_error("%s: too many lines for one message", rs->file);
 	}
@@ -218,14 +264,14 @@ static int replace_origin(struct ctl *c, const struct restore *rs, int origin, b
 	return CTL_FAIL;
 }
 
-static int class_put(struct ctl *c, const struct restore *rs, const struct item *it, bool exists)
+static int class_put(struct ctl *c, const struct restore *rs, const struct item *it,
+		     const struct nfsfair_class *now)
 {
 	struct nl_msg *msg;
 	int ret;
 
-	msg = nfsfair_nl_msg(c->nl, exists ? NFSFAIR_CMD_CLASS_SET : NFSFAIR_CMD_CLASS_NEW, false);
-	if (!msg || nla_put_string(msg, NFSFAIR_A_CLASS_NAME, it->l.class) < 0 ||
-	    nla_put_u32(msg, NFSFAIR_A_CLASS_WEIGHT, it->l.weight) < 0)
+	msg = nfsfair_nl_msg(c->nl, now ? NFSFAIR_CMD_CLASS_SET : NFSFAIR_CMD_CLASS_NEW, false);
+	if (!msg || put_class(msg, &it->l, now) < 0)
 		return ctl_error("out of memory");
 	ret = nfsfair_nl_run(c->nl, msg, 0, NULL, NULL);
 	if (ret < 0)
@@ -281,7 +327,7 @@ static int apply(struct ctl *c, const struct restore *rs)
 	for (i = 0; i < 256 && !ret; i++) {
 		if (!want[i])
 			continue;
-		ret = replace_origin(c, rs, i, first, gen);
+		ret = replace_origin(c, rs, i, first, gen, &cl);
 		first = false;
 	}
 	/* --noflush with classes and no rules: no origin to carry them. */
@@ -360,11 +406,99 @@ free:
 	return ret;
 }
 
+/*
+ * The table the file would leave, built from the kernel's the way apply()
+ * replaces it: origin by origin, each origin's rules where its first one
+ * was, so the preview sees the order the kernel would have.
+ */
+static int next_table(struct ctl *c, const struct restore *rs, const struct nfsfair_preview *pv,
+		      struct nfsfair_rule **out, int *nout)
+{
+	struct nfsfair_rule *cur, *add, *next;
+	bool want[256] = { false };
+	int ncur, nadd, nnext, origin, i, ret = 0;
+
+	add = malloc((rs->n + 1) * sizeof(*add));
+	cur = malloc((pv->nrules + 1) * sizeof(*cur));
+	if (!add || !cur) {
+		free(add);
+		free(cur);
+		return -ENOMEM;
+	}
+	memcpy(cur, pv->rules, pv->nrules * sizeof(*cur));
+	ncur = pv->nrules;
+	for (i = 0; i < rs->n; i++)
+		if (rs->v[i].l.kind == NFSFAIR_LINE_RULE)
+			want[rs->v[i].l.rule.origin] = true;
+	if (!(c->opts & OPT_NOFLUSH)) {
+		want[0] = true;
+		for (i = 0; i < pv->nrules; i++)
+			want[pv->rules[i].origin] = true;
+	}
+	for (origin = 0; origin < 256 && !ret; origin++) {
+		if (!want[origin])
+			continue;
+		for (i = 0, nadd = 0; i < rs->n; i++)
+			if (rs->v[i].l.kind == NFSFAIR_LINE_RULE && rs->v[i].l.rule.origin == origin)
+				add[nadd++] = rs->v[i].l.rule;
+		ret = nfsfair_table_splice(cur, ncur, add, nadd, origin, &next, &nnext);
+		if (!ret) {
+			free(cur);
+			cur = next;
+			ncur = nnext;
+		}
+	}
+	free(add);
+	if (ret) {
+		free(cur);
+		return ret;
+	}
+	*out = cur;
+	*nout = ncur;
+	return 0;
+}
+
+/* --test: the file is valid; what would it do to the peers connected now? */
+static int test_report(struct ctl *c, const struct restore *rs)
+{
+	struct nfsfair_preview pv;
+	struct nfsfair_rule *next = NULL;
+	int nrules = rs->n - rs->nclasses, nnext = 0, ret;
+
+	ret = nfsfair_preview_read(&pv, "/proc/net", NFSFAIR_NFSD_PORT);
+	if (!ret && pv.state == NFSFAIR_PREVIEW_OK)
+		ret = next_table(c, rs, &pv, &next, &nnext);
+	if (!ret)
+		ret = nfsfair_preview_diff(&pv, next, nnext);
+	if (ret) {
+		nfsfair_preview_free(&pv);
+		free(next);
+		return ctl_error("out of memory");
+	}
+	open_json_object(NULL);
+	print_string(PRINT_ANY, "file", "%s: ", rs->file);
+	print_uint(PRINT_ANY, "classes", "%" PRIu64, rs->nclasses);
+	print_string(PRINT_FP, NULL, "%s", rs->nclasses == 1 ? " class, " : " classes, ");
+	print_uint(PRINT_ANY, "rules", "%" PRIu64, nrules);
+	print_string(PRINT_FP, NULL, "%s", nrules == 1 ? " rule" : " rules");
+	print_bool(PRINT_JSON, "valid", NULL, true);
+	print_string(PRINT_FP, NULL, "%s", ": OK\n");
+	nfsfair_preview_print(&pv, "");
+	close_json_object();
+	output_done();
+	nfsfair_preview_free(&pv);
+	free(next);
+	return 0;
+}
+
 int cmd_restore(struct ctl *c)
 {
 	struct restore rs = { .file = "<stdin>" };
 	FILE *fp = stdin;
-	int ret, lock, nrules;
+	int ret, lock;
+
+	if ((c->opts & OPT_JSON) && !(c->opts & OPT_TEST))
+		return ctl_usage_error(c, "restore --json needs --test");
 
 	if (c->argc && strcmp(c->argv[0], "-")) {
 		rs.file = c->argv[0];
@@ -377,12 +511,11 @@ int cmd_restore(struct ctl *c)
 		fclose(fp);
 	if (ret)
 		goto out;
-	nrules = rs.n - rs.nclasses;
 	if (c->opts & OPT_TEST) {
-		printf("%s: %d class%s, %d rule%s: OK\n", rs.file, rs.nclasses,
-		       rs.nclasses == 1 ? "" : "es", nrules, nrules == 1 ? "" : "s");
-		fflush(stdout);
+		/* Warnings first: they are about the file, the preview about the kernel. */
 		ret = test_warnings(&rs);
+		if (!ret)
+			ret = test_report(c, &rs);
 		goto out;
 	}
 	lock = take_lock();

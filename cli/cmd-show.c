@@ -85,6 +85,21 @@ int cmd_list_rules(struct ctl *c)
 	return CTL_OK;
 }
 
+/* Seconds, from microseconds: exact with -x. */
+static void print_usec(const char *key, const char *fmt, uint64_t us, bool exact, bool shown)
+{
+	char buf[32];
+
+	if (exact)
+		snprintf(buf, sizeof(buf), "%" PRIu64 ".%06" PRIu64 "s", us / 1000000,
+			 us % 1000000);
+	else
+		snprintf(buf, sizeof(buf), "%.1fs", us / 1e6);
+	if (shown)
+		print_string(PRINT_FP, NULL, fmt, buf);
+	print_uint(PRINT_JSON, key, NULL, us);
+}
+
 int cmd_classes(struct ctl *c)
 {
 	bool verbose = c->opts & OPT_VERBOSE, exact = c->opts & OPT_EXACT;
@@ -95,9 +110,10 @@ int cmd_classes(struct ctl *c)
 	ret = ctl_classes_dump(c, &cl);
 	if (ret)
 		return ret;
-	print_string(PRINT_FP, NULL, "%-16s weight rules", "class");
+	print_string(PRINT_FP, NULL, "%-16s weight limit rules", "class");
 	if (verbose)
-		print_string(PRINT_FP, NULL, "%s", " dispatches conns queued threads");
+		print_string(PRINT_FP, NULL, "%s",
+			     " dispatches conns queued threads thr-max  skips at-limit");
 	print_nl();
 	open_json_array(NULL);
 	for (i = 0; i < cl.n; i++) {
@@ -106,6 +122,7 @@ int cmd_classes(struct ctl *c)
 		open_json_object(NULL);
 		print_string(PRINT_ANY, "name", "%-16s ", k->name);
 		print_uint(PRINT_ANY, "weight", "%6" PRIu64, k->weight);
+		ctl_print_limit(k->limit, " %5" PRIu64, " %5s");
 		print_uint(PRINT_ANY, "rules", " %5" PRIu64, k->rules);
 		output_fmt_count(k->dispatches, exact, n, sizeof(n));
 		print_string(PRINT_FP, NULL, verbose ? " %10s" : "", n);
@@ -113,6 +130,11 @@ int cmd_classes(struct ctl *c)
 		print_uint(when(verbose), "connections", " %5" PRIu64, k->connections);
 		print_uint(when(verbose), "queued", " %6" PRIu64, k->queued);
 		print_uint(when(verbose), "threads", " %7" PRIu64, k->threads);
+		print_uint(when(verbose), "threads-max", " %7" PRIu64, k->threads_max);
+		output_fmt_count(k->limit_skips, exact, n, sizeof(n));
+		print_string(PRINT_FP, NULL, verbose ? " %6s" : "", n);
+		print_uint(PRINT_JSON, "limit-skips", NULL, k->limit_skips);
+		print_usec("limit-time-us", " %8s", k->limit_time_us, exact, verbose);
 		print_uint(PRINT_JSON, "qtime-total-us", NULL, k->qtime_total_us);
 		print_uint(PRINT_JSON, "qtime-max-us", NULL, k->qtime_max_us);
 		close_json_object();

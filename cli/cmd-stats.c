@@ -2,8 +2,10 @@
 /*
  * stats: per-class rates between two class-get dumps SECONDS apart, and
  * the same for the NFSv4.1 client IDs of per-client rules (client-get),
- * which belong to no class. With --openmetrics, one dump of the counters
- * themselves, to standard output or replacing a file whole.
+ * which belong to no class. With --pools, each live client's share of
+ * each thread pool's dispatches, and the clients whose shares differ
+ * between pools. With --openmetrics, one dump of the counters themselves,
+ * to standard output or replacing a file whole.
  */
 #define _GNU_SOURCE	/* asprintf */
 #include <errno.h>
@@ -18,36 +20,56 @@
 
 struct sample {
 	struct ctl_classes cl;
-	struct nfsfair_client *v;	/* client-id clients only */
+	struct nfsfair_pool *cpools;	/* the classes' pools */
+	struct nfsfair_client *all;	/* every live client */
+	int nall;
+	struct nfsfair_pool *kpools;	/* the clients' pools */
+	struct nfsfair_client *v;	/* client-id clients only, copied from all */
 	int n;
 };
 
 static void sample_free(struct sample *s)
 {
 	free(s->cl.v);
+	free(s->cpools);
+	free(s->all);
+	free(s->kpools);
 	free(s->v);
+	memset(s, 0, sizeof(*s));
 }
 
 /* Returns 0 or an exit status. */
 static int sample_take(struct ctl *c, struct sample *s)
 {
-	int ret, i, n = 0;
+	int ret, i, np;
 
-	s->v = NULL;
-	s->n = 0;
-	ret = ctl_classes_dump(c, &s->cl);
+	memset(s, 0, sizeof(*s));
+	ret = ctl_nl(c);
 	if (ret)
 		return ret;
-	ret = nfsfair_read_clients(c->nl, NULL, &s->v, &s->n);
+	ret = nfsfair_read_classes_pools(c->nl, &s->cl.v, &s->cl.n, &s->cpools, &np);
+	if (ret < 0)
+		return ctl_kernel_error(c, ret, SET_CLASS);
+	ret = nfsfair_read_clients_pools(c->nl, NULL, &s->all, &s->nall, &s->kpools, &np);
 	if (ret < 0) {
-		free(s->cl.v);
+		sample_free(s);
 		return ctl_kernel_error(c, ret, SET_TABLE);
 	}
-	for (i = 0; i < s->n; i++)
-		if (s->v[i].kind == NFSFAIR_CLIENT_KIND_CLIENT_ID)
-			s->v[n++] = s->v[i];
-	s->n = n;
+	s->v = calloc(s->nall + 1, sizeof(*s->v));
+	if (!s->v) {
+		sample_free(s);
+		return ctl_error("out of memory");
+	}
+	for (i = 0; i < s->nall; i++)
+		if (s->all[i].kind == NFSFAIR_CLIENT_KIND_CLIENT_ID)
+			s->v[s->n++] = s->all[i];
 	return 0;
+}
+
+/* A counter's growth; a client or class that came back counts from 0. */
+static uint64_t delta(uint64_t now, uint64_t then)
+{
+	return now >= then ? now - then : now;
 }
 
 static const struct nfsfair_client *client_find(const struct sample *s, uint64_t id)
@@ -66,6 +88,7 @@ static void print_class(const struct nfsfair_class *now, const struct nfsfair_cl
 	uint64_t d = now->dispatches - (then ? then->dispatches : 0);
 	uint64_t q = now->qtime_total_us - (then ? then->qtime_total_us : 0);
 	double share = total ? 100.0 * d / total : 0;
+	char thr[32];
 
 	open_json_object(NULL);
 	print_string(PRINT_ANY, "class", "%-15s", now->name);
@@ -80,7 +103,19 @@ static void print_class(const struct nfsfair_class *now, const struct nfsfair_cl
 	else
 		print_null(PRINT_ANY, "wait-avg-ms", " %9s", "-");
 	print_float(PRINT_ANY, "wait-max-ms", " %7.3fms", now->qtime_max_us / 1000.0);
-	print_uint(PRINT_ANY, "threads", " %7" PRIu64, now->threads);
+	/* 80 columns: the limit goes with the threads, as THREADS/LIMIT */
+	if (now->limit)
+		snprintf(thr, sizeof(thr), "%" PRIu64 "/%" PRIu32, now->threads, now->limit);
+	else
+		snprintf(thr, sizeof(thr), "%" PRIu64, now->threads);
+	print_string(PRINT_FP, NULL, " %7s", thr);
+	print_uint(PRINT_JSON, "threads", NULL, now->threads);
+	print_uint(PRINT_JSON, "limit", NULL, now->limit);
+	print_uint(PRINT_JSON, "threads-max", NULL, now->threads_max);
+	print_uint(PRINT_JSON, "limit-skips", NULL,
+		   delta(now->limit_skips, then ? then->limit_skips : 0));
+	print_uint(PRINT_JSON, "limit-time-us", NULL,
+		   delta(now->limit_time_us, then ? then->limit_time_us : 0));
 	close_json_object();
 	print_nl();
 }
@@ -261,10 +296,16 @@ int cmd_stats(struct ctl *c)
 			break;
 		if (n)
 			print_nl();
-		screen(c, &now, &then);
+		if (c->opts & OPT_POOLS)
+			ret = ctl_pools_screen(c->argc ? c->argv[0] : NULL, c->wait, now.all,
+					       now.nall, then.all, then.nall);
+		else
+			ret = screen(c, &now, &then);
 		fflush(stdout);
 		sample_free(&then);
 		then = now;
+		if (ret)
+			break;
 	}
 	if (c->opts & OPT_COUNT)
 		close_json_array();

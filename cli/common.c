@@ -44,6 +44,8 @@ static void concerns(struct ctl *c, enum ctl_set set, char *buf, size_t size)
 			snprintf(buf, size, " (%s %s)", ctl_verb(c), c->argc ? c->argv[0] : "");
 		else if (attr == NFSFAIR_A_CLASS_WEIGHT)
 			snprintf(buf, size, " (--weight %u)", c->weight);
+		else if (attr == NFSFAIR_A_CLASS_LIMIT)
+			snprintf(buf, size, " (--limit %u)", c->limit);
 	}
 }
 
@@ -167,4 +169,15 @@ const struct nfsfair_class *ctl_class_find(const struct ctl_classes *cl, const c
 		if (!strcmp(cl->v[i].name, name))
 			return &cl->v[i];
 	return NULL;
+}
+
+/* A class's limit, or "-" for none in the text (NONE_FMT); 0 in JSON. */
+void ctl_print_limit(uint32_t limit, const char *fmt, const char *none_fmt)
+{
+	if (limit) {
+		print_uint(PRINT_ANY, "limit", fmt, limit);
+	} else {
+		print_uint(PRINT_JSON, "limit", NULL, 0);
+		print_string(PRINT_FP, NULL, none_fmt, "-");
+	}
 }

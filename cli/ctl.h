@@ -24,12 +24,15 @@ enum ctl_opt {
 	OPT_NETNS	= 1 << 13,
 	OPT_OPENMETRICS	= 1 << 14,
 	OPT_OUTPUT	= 1 << 15,
+	OPT_LIMIT	= 1 << 16,
+	OPT_POOLS	= 1 << 17,
 };
 
 /* Exit statuses */
 #define CTL_OK		0
 #define CTL_FAIL	1
 #define CTL_USAGE	2
+#define CTL_HELP	3	/* ctl_parse(): --help printed; main() exits 0 */
 
 struct ctl;
 
@@ -38,9 +41,11 @@ struct ctl_cmd {
 	const char *name;	/* --append, or the word: "stats" */
 	const char *synopsis;
 	unsigned int required;
+	unsigned int one_of;	/* at least one of these */
 	unsigned int allowed;
 	int args_min, args_max;	/* positional arguments */
 	bool no_kernel;		/* runs without opening the netlink socket */
+	bool class_arg;		/* its argument is a class name, checked by ctl_parse() */
 	int (*run)(struct ctl *c);
 	const char *help;
 };
@@ -53,6 +58,7 @@ struct ctl {
 	struct nfsfair_target target;
 	uint8_t origin;
 	uint32_t weight;
+	uint32_t limit;
 	unsigned int wait;
 	unsigned int count;
 	const char *netns;
@@ -69,6 +75,7 @@ int ctl_usage_error(const struct ctl *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 int ctl_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int ctl_nl(struct ctl *c);
+int ctl_parse(struct ctl *c, int argc, char **argv);
 
 /* common.c */
 enum ctl_set { SET_RULE, SET_CLASS, SET_TABLE };
@@ -88,18 +95,23 @@ struct ctl_classes {
 };
 int ctl_classes_dump(struct ctl *c, struct ctl_classes *classes);
 const struct nfsfair_class *ctl_class_find(const struct ctl_classes *cl, const char *name);
+void ctl_print_limit(uint32_t limit, const char *fmt, const char *none_fmt);
 
 /* openmetrics.c */
 struct ctl_metrics {
 	const char *netns;			/* the namespace label: "" for our own */
-	const struct nfsfair_class *classes;
+	const struct nfsfair_class *classes;	/* with their pools, if read */
 	int nclasses;
 	const struct nfsfair_rule *rules;
 	int nrules;
-	const struct nfsfair_client *clients;	/* client-id clients only */
+	const struct nfsfair_client *clients;	/* client-id clients only, with pools */
 	int nclients;
 };
 void ctl_openmetrics_print(FILE *fp, const struct ctl_metrics *m);
+
+/* stats-pools.c */
+int ctl_pools_screen(const char *only, unsigned int wait, const struct nfsfair_client *now,
+		     int nnow, const struct nfsfair_client *then, int nthen);
 
 /* The verbs, by family */
 int cmd_append(struct ctl *c);

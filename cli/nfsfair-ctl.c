@@ -69,18 +69,20 @@ static const struct ctl_cmd ctl_cmds[] = {
 		.allowed = ANY, .run = cmd_zero, .help = "Zero every class and rule counter",
 	},
 	{
-		.letter = 'N', .name = "new-class", .synopsis = "NAME [--weight W]",
-		.allowed = OPT_WEIGHT | ANY, .args_min = 1, .args_max = 1,
-		.run = cmd_class_new, .help = "Create a class (weight 1 unless given)",
+		.letter = 'N', .name = "new-class", .synopsis = "NAME [--weight W] [--limit N]",
+		.allowed = OPT_WEIGHT | OPT_LIMIT | ANY, .args_min = 1, .args_max = 1,
+		.class_arg = true, .run = cmd_class_new,
+		.help = "Create a class (weight 1 and no thread limit unless given)",
 	},
 	{
-		.letter = 'E', .name = "set-class", .synopsis = "NAME --weight W",
-		.required = OPT_WEIGHT, .allowed = OPT_WEIGHT | ANY, .args_min = 1, .args_max = 1,
-		.run = cmd_class_set, .help = "Change a class's weight",
+		.letter = 'E', .name = "set-class", .synopsis = "NAME [--weight W] [--limit N]",
+		.one_of = OPT_WEIGHT | OPT_LIMIT, .allowed = OPT_WEIGHT | OPT_LIMIT | ANY,
+		.args_min = 1, .args_max = 1, .class_arg = true, .run = cmd_class_set,
+		.help = "Change a class's weight, its thread limit (--limit 0: none), or both",
 	},
 	{
 		.letter = 'X', .name = "delete-class", .synopsis = "NAME",
-		.allowed = ANY, .args_min = 1, .args_max = 1,
+		.allowed = ANY, .args_min = 1, .args_max = 1, .class_arg = true,
 		.run = cmd_class_del, .help = "Delete a class no rule names",
 	},
 	{
@@ -90,10 +92,13 @@ static const struct ctl_cmd ctl_cmds[] = {
 	},
 	{
 		.name = "stats",
-		.synopsis = "[CLASS] [-w SECONDS] [--count N] [--json] | --openmetrics [--output FILE]",
-		.allowed = OPT_WAIT | OPT_COUNT | OPT_JSON | OPT_OPENMETRICS | OPT_OUTPUT | ANY,
+		.synopsis = "[CLASS] [-w SECONDS] [--count N] [--pools] [--json] | "
+			    "--openmetrics [--output FILE]",
+		.allowed = OPT_WAIT | OPT_COUNT | OPT_POOLS | OPT_JSON | OPT_OPENMETRICS |
+			   OPT_OUTPUT | ANY,
 		.args_max = 1, .run = cmd_stats,
-		.help = "Per-class rates over SECONDS (default 1), N times; or the counters for Prometheus",
+		.help = "Per-class rates over SECONDS (default 1), N times, or per thread pool; "
+			"or the counters for Prometheus",
 	},
 	{
 		.name = "explain", .synopsis = "ADDR|HOST [--json]",
@@ -111,9 +116,10 @@ static const struct ctl_cmd ctl_cmds[] = {
 		.help = "Print classes and rules in the restore format",
 	},
 	{
-		.name = "restore", .synopsis = "[--test] [--noflush] [FILE]",
-		.allowed = OPT_TEST | OPT_NOFLUSH | ANY, .args_max = 1,
-		.run = cmd_restore, .help = "Load a save file, all of it or nothing",
+		.name = "restore", .synopsis = "[--test [--json]] [--noflush] [FILE]",
+		.allowed = OPT_TEST | OPT_NOFLUSH | OPT_JSON | ANY, .args_max = 1,
+		.run = cmd_restore,
+		.help = "Load a save file, all of it or nothing; --test checks it and previews it",
 	},
 };
 
@@ -131,6 +137,7 @@ static const struct {
 	{ OPT_COUNT, "--count" },	{ OPT_TEST, "--test" },
 	{ OPT_NOFLUSH, "--noflush" },	{ OPT_NETNS, "--netns" },
 	{ OPT_OPENMETRICS, "--openmetrics" }, { OPT_OUTPUT, "--output" },
+	{ OPT_LIMIT, "--limit" },	{ OPT_POOLS, "--pools" },
 };
 
 /* Options a verb takes, but not together; and one that needs another. */
@@ -141,10 +148,12 @@ static const struct {
 	/* one sample of the counters: no interval, no screens, no JSON */
 	{ OPT_OPENMETRICS, OPT_WAIT, false },	{ OPT_OPENMETRICS, OPT_COUNT, false },
 	{ OPT_OPENMETRICS, OPT_JSON, false },	{ OPT_OUTPUT, OPT_OPENMETRICS, true },
+	{ OPT_OPENMETRICS, OPT_POOLS, false },
 };
 
 enum { LONG_ORIGIN = 256, LONG_LINE, LONG_JSON, LONG_WEIGHT, LONG_COUNT, LONG_TEST,
-	LONG_NOFLUSH, LONG_NETNS, LONG_OPENMETRICS, LONG_OUTPUT, LONG_HELP };
+	LONG_NOFLUSH, LONG_NETNS, LONG_OPENMETRICS, LONG_OUTPUT, LONG_LIMIT, LONG_POOLS,
+	LONG_HELP };
 
 static const struct option long_opts[] = {
 	{ "source", required_argument, NULL, 's' },
@@ -163,6 +172,8 @@ static const struct option long_opts[] = {
 	{ "netns", required_argument, NULL, LONG_NETNS },
 	{ "openmetrics", no_argument, NULL, LONG_OPENMETRICS },
 	{ "output", required_argument, NULL, LONG_OUTPUT },
+	{ "limit", required_argument, NULL, LONG_LIMIT },
+	{ "pools", no_argument, NULL, LONG_POOLS },
 	{ "help", no_argument, NULL, LONG_HELP },
 	/* the verbs' long names, as their letters */
 	{ "append", no_argument, NULL, 'A' },
@@ -351,6 +362,15 @@ static int parse_opt(struct ctl *c, int opt)
 			return -EINVAL;
 		c->weight = v;
 		return 0;
+	case LONG_LIMIT:
+		c->opts |= OPT_LIMIT;
+		if (number_arg("--limit", optarg, 0, NFSFAIR_LIMIT_MAX, &v) < 0)
+			return -EINVAL;
+		c->limit = v;
+		return 0;
+	case LONG_POOLS:
+		c->opts |= OPT_POOLS;
+		return 0;
 	case LONG_COUNT:
 		c->opts |= OPT_COUNT;
 		if (number_arg("--count", optarg, 1, 1000000, &v) < 0)
@@ -397,6 +417,15 @@ static int check_opts(struct ctl *c)
 		if (!(c->opts & opt_names[i].opt) && (d->required & opt_names[i].opt))
 			return ctl_usage_error(c, "%s needs %s", ctl_verb(c), opt_names[i].text);
 	}
+	if (d->one_of && !(c->opts & d->one_of)) {
+		char any[64] = "";
+
+		for (i = 0; i < ARRAY_SIZE(opt_names); i++)
+			if (d->one_of & opt_names[i].opt)
+				snprintf(any + strlen(any), sizeof(any) - strlen(any), "%s%s",
+					 any[0] ? " or " : "", opt_names[i].text);
+		return ctl_usage_error(c, "%s needs %s", ctl_verb(c), any);
+	}
 	for (i = 0; i < ARRAY_SIZE(opt_pairs); i++) {
 		if (!(c->opts & opt_pairs[i].opt) ||
 		    !(c->opts & opt_pairs[i].other) == !opt_pairs[i].needs)
@@ -423,11 +452,18 @@ static const struct ctl_cmd *find_word(const char *w)
 	return NULL;
 }
 
-int main(int argc, char **argv)
+/**
+ * ctl_parse - the command line into @c, checked against the verb's row
+ * @c: zeroed but for its defaults (wait, count)
+ *
+ * Prints what is wrong and returns CTL_USAGE, prints the usage and returns
+ * CTL_HELP for --help, or returns CTL_OK. Never exits, never opens netlink
+ * or enters a namespace: that is for main(), and the fuzzer calls this.
+ */
+int ctl_parse(struct ctl *c, int argc, char **argv)
 {
 	char err[NFSFAIR_ERR_LEN];
-	struct ctl c = { .wait = 1, .count = 1 };
-	int opt, ret;
+	int opt;
 
 	if (exact_long_options(argc, argv) < 0)
 		return CTL_USAGE;
@@ -435,7 +471,7 @@ int main(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, ":AIRDCLSFZNEXs:j:nvxw:", long_opts, NULL)) != -1) {
 		if (opt == LONG_HELP) {
 			usage(stdout);
-			return CTL_OK;
+			return CTL_HELP;
 		}
 		if (opt == '?') {
 			fprintf(stderr, "%s: unknown option '%s'; try --help\n", ctl_prog,
@@ -446,28 +482,42 @@ int main(int argc, char **argv)
 			fprintf(stderr, "%s: %s needs a value\n", ctl_prog, argv[optind - 1]);
 			return CTL_USAGE;
 		}
-		if (parse_opt(&c, opt) < 0)
+		if (parse_opt(c, opt) < 0)
 			return CTL_USAGE;
 	}
-	c.argc = argc - optind;
-	c.argv = argv + optind;
-	if (!c.cmd) {
-		if (!c.argc) {
+	c->argc = argc - optind;
+	c->argv = argv + optind;
+	if (!c->cmd) {
+		if (!c->argc) {
 			fprintf(stderr, "%s: no command; try --help\n", ctl_prog);
 			return CTL_USAGE;
 		}
-		c.cmd = find_word(c.argv[0]);
-		if (!c.cmd) {
+		c->cmd = find_word(c->argv[0]);
+		if (!c->cmd) {
 			fprintf(stderr, "%s: unknown command '%s'; try --help\n", ctl_prog,
-				c.argv[0]);
+				c->argv[0]);
 			return CTL_USAGE;
 		}
-		c.argc--;
-		c.argv++;
+		c->argc--;
+		c->argv++;
 	}
-	ret = check_opts(&c);
+	if (check_opts(c))
+		return CTL_USAGE;
+	/* -N, -E, -X NAME: a name the kernel would refuse, or save could not write */
+	if (c->cmd->class_arg && nfsfair_class_name_check(c->argv[0], err) < 0)
+		return ctl_usage_error(c, "%s %s", ctl_verb(c), err);
+	return CTL_OK;
+}
+
+int main(int argc, char **argv)
+{
+	char err[NFSFAIR_ERR_LEN];
+	struct ctl c = { .wait = 1, .count = 1 };
+	int ret;
+
+	ret = ctl_parse(&c, argc, argv);
 	if (ret)
-		return ret;
+		return ret == CTL_HELP ? CTL_OK : ret;
 	if (c.netns && nfsfair_netns_enter(c.netns, err) < 0)
 		return ctl_error("%s", err);
 	output_init(c.opts & OPT_JSON, stdout);

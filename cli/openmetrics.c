@@ -17,14 +17,21 @@
 
 #include "ctl.h"
 
+enum om_value {
+	OM_U64,			/* a uint64_t */
+	OM_USEC,		/* a uint64_t of microseconds, printed as seconds */
+	OM_U32,			/* a uint32_t */
+};
+
 struct om_family {
 	const char *name;
 	const char *type;
 	const char *help;
-	size_t off;		/* of the uint64_t value in the item */
-	bool usec;		/* microseconds, printed as seconds */
+	size_t off;		/* of the value in the item */
+	enum om_value kind;
 };
 
+/* An item's labels, from the opening brace; the caller closes it, a pool series adds its pool. */
 typedef void (*om_labels)(FILE *fp, const char *ns, const void *item);
 
 #define CLASS(m) offsetof(struct nfsfair_class, m)
@@ -32,40 +39,51 @@ typedef void (*om_labels)(FILE *fp, const char *ns, const void *item);
 
 static const struct om_family class_families[] = {
 	{ "nfsfair_class_dispatches_total", "counter",
-	  "Requests dispatched to threads from the class's connections.", CLASS(dispatches), false },
+	  "Requests dispatched to threads from the class's connections.", CLASS(dispatches), OM_U64 },
 	{ "nfsfair_class_connections", "gauge", "Connections in the class now.",
-	  CLASS(connections), false },
+	  CLASS(connections), OM_U64 },
 	{ "nfsfair_class_peers", "gauge",
-	  "Distinct peer addresses with connections in the class now.", CLASS(peers), false },
+	  "Distinct peer addresses with connections in the class now.", CLASS(peers), OM_U64 },
 	{ "nfsfair_class_queued_connections", "gauge",
-	  "Connections of the class waiting for a thread now.", CLASS(queued), false },
+	  "Connections of the class waiting for a thread now.", CLASS(queued), OM_U64 },
 	{ "nfsfair_class_queue_wait_seconds_total", "counter",
 	  "Time the class's connections waited from ready to dequeued.",
-	  CLASS(qtime_total_us), true },
+	  CLASS(qtime_total_us), OM_USEC },
 	{ "nfsfair_class_queue_wait_max_seconds", "gauge",
 	  "Longest wait from ready to dequeued since the counters were zeroed.",
-	  CLASS(qtime_max_us), true },
+	  CLASS(qtime_max_us), OM_USEC },
 	{ "nfsfair_class_threads", "gauge", "Threads serving the class's connections now.",
-	  CLASS(threads), false },
+	  CLASS(threads), OM_U64 },
+	{ "nfsfair_class_limit", "gauge",
+	  "Most threads that may serve the class's connections at once; 0 for no limit.",
+	  CLASS(limit), OM_U32 },
+	{ "nfsfair_class_limit_skips_total", "counter",
+	  "Times the round passed over the class because it was at its limit.",
+	  CLASS(limit_skips), OM_U64 },
+	{ "nfsfair_class_limit_seconds_total", "counter",
+	  "Time the class spent at its limit with connections waiting.",
+	  CLASS(limit_time_us), OM_USEC },
+	{ "nfsfair_class_threads_max", "gauge", "Most threads that served the class at once.",
+	  CLASS(threads_max), OM_U64 },
 };
 
 static const struct om_family rule_families[] = {
 	{ "nfsfair_rule_hits_total", "counter",
 	  "Connections the rule classified, at accept and after a table change.",
-	  offsetof(struct nfsfair_rule, hits), false },
+	  offsetof(struct nfsfair_rule, hits), OM_U64 },
 };
 
 static const struct om_family client_families[] = {
 	{ "nfsfair_client_dispatches_total", "counter",
 	  "Requests dispatched from the connections of an NFSv4.1 client ID.",
-	  CLIENT(dispatches), false },
+	  CLIENT(dispatches), OM_U64 },
 	{ "nfsfair_client_connections", "gauge",
-	  "Connections bound to the NFSv4.1 client ID now.", CLIENT(connections), false },
+	  "Connections bound to the NFSv4.1 client ID now.", CLIENT(connections), OM_U64 },
 	{ "nfsfair_client_peers", "gauge",
 	  "Distinct peer addresses with connections bound to the NFSv4.1 client ID now.",
-	  CLIENT(peers), false },
+	  CLIENT(peers), OM_U64 },
 	{ "nfsfair_client_queued_connections", "gauge",
-	  "Connections of the NFSv4.1 client ID waiting for a thread now.", CLIENT(queued), false },
+	  "Connections of the NFSv4.1 client ID waiting for a thread now.", CLIENT(queued), OM_U64 },
 };
 
 /*
@@ -98,7 +116,6 @@ static void class_labels(FILE *fp, const char *ns, const void *item)
 
 	label(fp, "{", "namespace", ns);
 	label(fp, ",", "class", k->name);
-	fputc('}', fp);
 }
 
 static void rule_labels(FILE *fp, const char *ns, const void *item)
@@ -115,7 +132,6 @@ static void rule_labels(FILE *fp, const char *ns, const void *item)
 	label(fp, ",", "prefix", prefix);
 	label(fp, ",", "target", target);
 	label(fp, ",", "origin", origin);
-	fputc('}', fp);
 }
 
 static void client_labels(FILE *fp, const char *ns, const void *item)
@@ -128,7 +144,14 @@ static void client_labels(FILE *fp, const char *ns, const void *item)
 	label(fp, "{", "namespace", ns);
 	label(fp, ",", "client_id", id);
 	label(fp, ",", "owner", owner);
-	fputc('}', fp);
+}
+
+static void value(FILE *fp, uint64_t v, bool usec)
+{
+	if (usec)	/* exact: no double in between */
+		fprintf(fp, " %" PRIu64 ".%06" PRIu64 "\n", v / 1000000, v % 1000000);
+	else
+		fprintf(fp, " %" PRIu64 "\n", v);
 }
 
 /* Each family, with its help and type even when it has no sample. */
@@ -136,6 +159,7 @@ static void families(FILE *fp, const struct om_family *f, size_t nf, const char 
 		     const void *items, int n, size_t size, om_labels labels)
 {
 	const char *item;
+	uint32_t v32;
 	uint64_t v;
 	size_t i;
 	int j;
@@ -145,13 +169,46 @@ static void families(FILE *fp, const struct om_family *f, size_t nf, const char 
 		fprintf(fp, "# TYPE %s %s\n", f[i].name, f[i].type);
 		for (j = 0; j < n; j++) {
 			item = (const char *)items + j * size;
-			memcpy(&v, item + f[i].off, sizeof(v));
+			if (f[i].kind == OM_U32) {
+				memcpy(&v32, item + f[i].off, sizeof(v32));
+				v = v32;
+			} else {
+				memcpy(&v, item + f[i].off, sizeof(v));
+			}
 			fputs(f[i].name, fp);
 			labels(fp, ns, item);
-			if (f[i].usec)	/* exact: no double in between */
-				fprintf(fp, " %" PRIu64 ".%06" PRIu64 "\n", v / 1000000, v % 1000000);
-			else
-				fprintf(fp, " %" PRIu64 "\n", v);
+			fputc('}', fp);
+			value(fp, v, f[i].kind == OM_USEC);
+		}
+	}
+}
+
+/*
+ * One counter family split by pool: each item's series for each of its
+ * pools, with the label pool. Pools' counters run since the class's or
+ * client's live client came, not since the counters were zeroed.
+ */
+static void pool_family(FILE *fp, const char *name, const char *help, const char *ns,
+			const void *items, int n, size_t size, size_t pools_off, size_t npools_off,
+			om_labels labels)
+{
+	const struct nfsfair_pool *pools;
+	const char *item;
+	char id[16];
+	int j, k, npools;
+
+	fprintf(fp, "# HELP %s %s\n# TYPE %s counter\n", name, help, name);
+	for (j = 0; j < n; j++) {
+		item = (const char *)items + j * size;
+		memcpy(&pools, item + pools_off, sizeof(pools));
+		memcpy(&npools, item + npools_off, sizeof(npools));
+		for (k = 0; k < npools; k++) {
+			snprintf(id, sizeof(id), "%" PRIu32, pools[k].id);
+			fputs(name, fp);
+			labels(fp, ns, item);
+			label(fp, ",", "pool", id);
+			fputc('}', fp);
+			value(fp, pools[k].dispatches, false);
 		}
 	}
 }
@@ -161,9 +218,17 @@ void ctl_openmetrics_print(FILE *fp, const struct ctl_metrics *m)
 {
 	families(fp, class_families, ARRAY_SIZE(class_families), m->netns, m->classes,
 		 m->nclasses, sizeof(*m->classes), class_labels);
+	pool_family(fp, "nfsfair_class_pool_dispatches_total",
+		    "Requests dispatched from the class's connections by one pool's threads.",
+		    m->netns, m->classes, m->nclasses, sizeof(*m->classes), CLASS(pools),
+		    CLASS(npools), class_labels);
 	families(fp, rule_families, ARRAY_SIZE(rule_families), m->netns, m->rules, m->nrules,
 		 sizeof(*m->rules), rule_labels);
 	families(fp, client_families, ARRAY_SIZE(client_families), m->netns, m->clients,
 		 m->nclients, sizeof(*m->clients), client_labels);
+	pool_family(fp, "nfsfair_client_pool_dispatches_total",
+		    "Requests dispatched from an NFSv4.1 client ID's connections by one pool's threads.",
+		    m->netns, m->clients, m->nclients, sizeof(*m->clients), CLIENT(pools),
+		    CLIENT(npools), client_labels);
 	fputs("# EOF\n", fp);
 }

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Apply: read what the kernel has, and when the daemon's origin's rules
- * or the weights of its classes differ from what the configuration asks,
- * replace them in one table-replace. Never flush-then-add (there would be
- * a moment when everyone is unclassified); never touch other origins.
+ * or the weights or limits of its classes differ from what the
+ * configuration asks, replace them in one table-replace. Never
+ * flush-then-add (there would be a moment when everyone is
+ * unclassified); never touch other origins.
  * Nothing written when nothing differs, so a restart with the same file
  * costs the kernel nothing.
  *
@@ -68,16 +69,31 @@ static bool same(const struct want *w, const struct have *h)
 		for (j = 0; j < h->nr_classes; j++)
 			if (!strcmp(w->classes[i].name, h->classes[j].name))
 				break;
-		if (j == h->nr_classes || h->classes[j].weight != w->classes[i].weight)
+		if (j == h->nr_classes || h->classes[j].weight != w->classes[i].weight ||
+		    h->classes[j].limit != w->classes[i].limit)
 			return false;
 	}
 	return true;
 }
 
-static struct nl_msg *replace_msg(struct nfsfair_nl *nl, const struct want *w, uint64_t gen)
+/* The kernel's limit of class @name now; 0 for none, or no such class. */
+static uint32_t have_limit(const struct have *h, const char *name)
+{
+	int j;
+
+	for (j = 0; j < h->nr_classes; j++)
+		if (!strcmp(h->classes[j].name, name))
+			return h->classes[j].limit;
+	return 0;
+}
+
+static struct nl_msg *replace_msg(struct nfsfair_nl *nl, const struct want *w,
+				  const struct have *h)
 {
 	struct nl_msg *msg = nfsfair_nl_msg_big(nl, NFSFAIR_CMD_TABLE_REPLACE);
+	const struct want_class *k;
 	struct nlattr *nest;
+	uint64_t gen = h->generation;
 	size_t i;
 
 	if (!msg)
@@ -86,9 +102,11 @@ static struct nl_msg *replace_msg(struct nfsfair_nl *nl, const struct want *w, u
 	    nla_put_u64(msg, NFSFAIR_A_TABLE_GENERATION, gen))
 		goto fail;
 	for (i = 0; i < w->nr_classes; i++) {
+		k = &w->classes[i];
 		nest = nla_nest_start(msg, NFSFAIR_A_TABLE_CLASS | NLA_F_NESTED);
-		if (!nest || nla_put_string(msg, NFSFAIR_A_CLASS_NAME, w->classes[i].name) ||
-		    nla_put_u32(msg, NFSFAIR_A_CLASS_WEIGHT, w->classes[i].weight))
+		/* the limit when there is one, or one to clear */
+		if (!nest || nfsfair_nla_put_class(msg, k->name, k->weight, k->limit,
+						   k->limit || have_limit(h, k->name)))
 			goto fail;
 		nla_nest_end(msg, nest);
 	}
@@ -238,7 +256,7 @@ static int replace(struct nfsfair_nl *nl, const struct want *w, struct have *h,
 		ret = note_created(w, h, &created);
 		if (ret)
 			break;
-		msg = replace_msg(nl, w, h->generation);
+		msg = replace_msg(nl, w, h);
 		if (!msg) {
 			snprintf(res->err, NFSFAIR_ERR_LEN, "the table does not fit one message");
 			ret = -EMSGSIZE;

@@ -4,13 +4,17 @@
  * as FILE:LINE:COLUMN with the source line and a caret, and every error
  * in a file reported, not just the first. Nothing here touches the kernel.
  */
+#define _GNU_SOURCE	/* scandirat */
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <yaml.h>
 
 #include "config.h"
@@ -19,13 +23,15 @@ struct cfg_source {
 	char *name;
 	char *text;
 	size_t len;
+	size_t *lines;		/* where each line starts; made at the first error */
+	size_t nr_lines;
 };
 
 /* Source texts, for printing the line an error points at. */
 static struct cfg_source *sources;
 static size_t nr_sources;
 
-static const struct cfg_source *source_of(const char *file)
+static struct cfg_source *source_of(const char *file)
 {
 	size_t i;
 
@@ -52,9 +58,11 @@ void cfg_free(struct cfg *cfg)
 		free(cfg->classes[i].members);
 	}
 	free(cfg->classes);
+	hash_free(&cfg->class_index);
 	for (i = 0; i < nr_sources; i++) {
 		free(sources[i].name);
 		free(sources[i].text);
+		free(sources[i].lines);
 	}
 	free(sources);
 	sources = NULL;
@@ -63,13 +71,55 @@ void cfg_free(struct cfg *cfg)
 	memset(cfg, 0, sizeof(*cfg));
 }
 
+/* The text of line @n (1-based), found through an index made once per file. */
+static const char *source_line(struct cfg_source *src, unsigned int n)
+{
+	const char *p, *end = src->text + src->len;
+
+	if (!src->lines) {
+		for (p = src->text; p; p = memchr(p, '\n', end - p), p = p ? p + 1 : NULL)
+			src->nr_lines++;
+		src->lines = malloc(src->nr_lines * sizeof(*src->lines));
+		if (!src->lines) {
+			src->nr_lines = 0;
+			return NULL;
+		}
+		src->nr_lines = 0;
+		for (p = src->text; p; p = memchr(p, '\n', end - p), p = p ? p + 1 : NULL)
+			src->lines[src->nr_lines++] = p - src->text;
+	}
+	return n >= 1 && n <= src->nr_lines ? src->text + src->lines[n - 1] : NULL;
+}
+
+#define SHOWN_LINE	120
+
+/*
+ * The line, and a caret under @column; of a long line (a flow list can
+ * be megabytes) only SHOWN_LINE bytes around the column, with "...".
+ */
+static void print_window(FILE *fp, const char *line, const char *end, unsigned int column)
+{
+	const char *from = line, *to = end;
+	size_t col = column ? column - 1 : 0;
+
+	if (end - line > SHOWN_LINE) {
+		if (col > SHOWN_LINE / 2)
+			from = line + (col - SHOWN_LINE / 2 < (size_t)(end - line) - SHOWN_LINE ?
+				       col - SHOWN_LINE / 2 : (size_t)(end - line) - SHOWN_LINE);
+		to = from + SHOWN_LINE;
+		col -= from - line;
+	}
+	fprintf(fp, "    %s%.*s%s\n", from > line ? "..." : "", (int)(to - from), from,
+		to < end ? "..." : "");
+	fprintf(fp, "    %*s^\n", (int)(col + (from > line ? 3 : 0)), "");
+}
+
 /* FILE:LINE:COL: message, then the line and a caret under the column. */
 void cfg_error(struct cfg *cfg, const struct cfg_mark *mark, const char *fmt, ...)
 {
 	FILE *fp = cfg->err ? cfg->err : stderr;
-	const struct cfg_source *src = source_of(mark->file);
+	struct cfg_source *src = source_of(mark->file);
 	const char *line, *end;
-	unsigned int n;
 	va_list ap;
 
 	fprintf(fp, "%s:%u:%u: ", mark->file, mark->line, mark->column);
@@ -80,17 +130,13 @@ void cfg_error(struct cfg *cfg, const struct cfg_mark *mark, const char *fmt, ..
 	cfg->errors++;
 	if (!src || !src->text)
 		return;
-	line = src->text;
-	for (n = 1; n < mark->line && line; n++) {
-		line = memchr(line, '\n', src->text + src->len - line);
-		line = line ? line + 1 : NULL;
-	}
+	line = source_line(src, mark->line);
 	if (!line)
 		return;
 	end = memchr(line, '\n', src->text + src->len - line);
 	if (!end)
 		end = src->text + src->len;
-	fprintf(fp, "    %.*s\n    %*s^\n", (int)(end - line), line, (int)mark->column - 1, "");
+	print_window(fp, line, end, mark->column);
 }
 
 struct parse {
@@ -262,8 +308,15 @@ static void member(struct parse *ps, yaml_node_t *node, struct cfg_class *c)
 {
 	struct cfg_member m = { .per_host = -1, .mark = mark_of(ps, node) };
 	struct member_ctx mc = { .m = &m };
-	struct cfg_member *v;
 
+	if (ps->cfg->nr_members >= CFG_MEMBERS_MAX) {
+		/* Said once, at the first member past the limit. */
+		if (ps->cfg->nr_members++ == CFG_MEMBERS_MAX)
+			node_error(ps, node,
+				   "more than %d members in all files: the kernel takes at most %d rules",
+				   CFG_MEMBERS_MAX, NFSFAIR_MAX_RULES);
+		return;
+	}
 	if (node->type == YAML_SCALAR_NODE) {
 		if (!*scalar(node)) {
 			node_error(ps, node, "a member must be a hostname, address or prefix");
@@ -283,28 +336,28 @@ static void member(struct parse *ps, yaml_node_t *node, struct cfg_class *c)
 			   type_name(node));
 		return;
 	}
-	v = realloc(c->members, (c->nr_members + 1) * sizeof(*v));
-	if (!v) {
+	if (!m.text || array_grow(&c->members, c->nr_members, sizeof(*c->members))) {
+		node_error(ps, node, "out of memory");
 		free(m.text);
-		ps->cfg->errors++;
 		return;
 	}
-	c->members = v;
 	c->members[c->nr_members++] = m;
+	ps->cfg->nr_members++;
 }
 
 /* Classes */
 
 enum {
-	CLASS_NAME, CLASS_ADD_TO, CLASS_WEIGHT, CLASS_PER_HOST, CLASS_PER_CLIENT, CLASS_MEMBERS,
+	CLASS_NAME, CLASS_ADD_TO, CLASS_WEIGHT, CLASS_LIMIT, CLASS_PER_HOST, CLASS_PER_CLIENT,
+	CLASS_MEMBERS,
 };
 static const char *const class_keys[] = {
-	"name", "add-to", "weight", "per-host", "per-client", "members", NULL,
+	"name", "add-to", "weight", "limit", "per-host", "per-client", "members", NULL,
 };
 
 struct class_ctx {
 	struct cfg_class *c;
-	yaml_node_t *name, *add_to, *weight, *members;
+	yaml_node_t *name, *add_to, *weight, *limit, *members;
 	bool has_per;
 };
 
@@ -341,6 +394,12 @@ static void class_pair(struct parse *ps, int key, yaml_node_t *value, void *arg)
 			cc->c->weight = n;
 		cc->weight = value;
 		break;
+	case CLASS_LIMIT:
+		n = integer(ps, value, "limit", 0, NFSFAIR_LIMIT_MAX);
+		if (n >= 0)
+			cc->c->limit = n;
+		cc->limit = value;
+		break;
 	case CLASS_PER_HOST:
 	case CLASS_PER_CLIENT:
 		per_target(ps, value, key == CLASS_PER_CLIENT, &cc->has_per, "a class",
@@ -352,8 +411,10 @@ static void class_pair(struct parse *ps, int key, yaml_node_t *value, void *arg)
 			node_error(ps, value, "'members' must be a list, not %s", type_name(value));
 			return;
 		}
+		/* Past the limit, stop: an alias can repeat a long list many times. */
 		for (item = value->data.sequence.items.start;
-		     item < value->data.sequence.items.top; item++)
+		     item < value->data.sequence.items.top &&
+		     ps->cfg->nr_members <= CFG_MEMBERS_MAX; item++)
 			member(ps, yaml_document_get_node(ps->doc, *item), cc->c);
 		break;
 	}
@@ -365,7 +426,6 @@ static void class(struct parse *ps, yaml_node_t *node)
 	struct cfg_class c = { .weight = 1, .per_host = -1, .mark = mark_of(ps, node) };
 	struct class_ctx cc = { .c = &c };
 	const struct cfg_class *prev;
-	struct cfg_class *v;
 	size_t i;
 
 	if (node->type != YAML_MAPPING_NODE) {
@@ -396,14 +456,37 @@ static void class(struct parse *ps, yaml_node_t *node)
 		node_error(ps, cc.weight, "'weight' belongs where class '%s' is defined", c.name);
 		goto drop;
 	}
-	if (!c.nr_members) {
-		node_error(ps, cc.members ? cc.members : node, "class '%s' has no members", c.name);
+	if (!c.defines && cc.limit) {
+		node_error(ps, cc.limit, "'limit' belongs where class '%s' is defined", c.name);
 		goto drop;
 	}
-	v = realloc(cfg->classes, (cfg->nr_classes + 1) * sizeof(*v));
-	if (!v)
+	/* A cap that silently capped nothing would be worse than none. */
+	if (cc.limit && c.per_host >= 0) {
+		node_error(ps, cc.limit, "'limit' needs a class: with '%s' each member is a "
+			   "client of its own", cfg_per_word(c.per_client));
 		goto drop;
-	cfg->classes = v;
+	}
+	if (!c.nr_members) {
+		/* Past the members limit (reported once), every class is empty. */
+		if (cfg->nr_members <= CFG_MEMBERS_MAX)
+			node_error(ps, cc.members ? cc.members : node, "class '%s' has no members",
+				   c.name);
+		goto drop;
+	}
+	if (c.defines && c.per_host < 0) {
+		if (cfg->nr_kernel_classes == NFSFAIR_MAX_CLASSES) {
+			node_error(ps, cc.name, "more than %d classes: the kernel's limit",
+				   NFSFAIR_MAX_CLASSES);
+			goto drop;
+		}
+		cfg->nr_kernel_classes++;
+	}
+	if (array_grow(&cfg->classes, cfg->nr_classes, sizeof(*cfg->classes)) ||
+	    (c.defines && hash_add(&cfg->class_index, hash_bytes(c.name, strlen(c.name)),
+				   cfg->nr_classes))) {
+		node_error(ps, node, "out of memory");
+		goto drop;
+	}
 	cfg->classes[cfg->nr_classes++] = c;
 	return;
 drop:
@@ -461,6 +544,8 @@ static const char *add_source(const char *name, const unsigned char *data, size_
 	memcpy(v->text, data, len);
 	v->text[len] = '\0';
 	v->len = len;
+	v->lines = NULL;
+	v->nr_lines = 0;
 	nr_sources++;
 	return v->name;
 }
@@ -510,41 +595,116 @@ int cfg_load_buffer(struct cfg *cfg, const char *name, const unsigned char *data
 	return cfg->errors > errors ? -EINVAL : 0;
 }
 
-/**
- * cfg_load_file - parse a file into @cfg
- * Return: 0, -EINVAL on errors in it (reported), or -errno reading it.
- */
-int cfg_load_file(struct cfg *cfg, const char *path)
+/* FILE: message, for what is wrong with a file as a whole. */
+static void file_error(struct cfg *cfg, const char *path, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void file_error(struct cfg *cfg, const char *path, const char *fmt, ...)
 {
-	FILE *fp = fopen(path, "r");
-	unsigned char *data = NULL;
-	size_t len = 0, cap = 0, n;
-	int ret;
+	FILE *fp = cfg->err ? cfg->err : stderr;
+	va_list ap;
 
-	if (!fp) {
+	fprintf(fp, "%s: ", path);
+	va_start(ap, fmt);
+	vfprintf(fp, fmt, ap);
+	va_end(ap);
+	fputc('\n', fp);
+	cfg->errors++;
+}
+
+/*
+ * The whole of @path, at most CFG_FILE_MAX bytes: a regular file is
+ * measured before it is read, anything else (a pipe) as it is read.
+ * Return: 0, or a negative errno with the reason reported as FILE: reason.
+ */
+static int read_whole(struct cfg *cfg, int dirfd, const char *name, const char *path,
+		      unsigned char **out, size_t *len)
+{
+	unsigned char *data = NULL, *v;
+	struct stat st;
+	size_t cap;
+	ssize_t n;
+	int fd, ret = 0;
+
+	*len = 0;
+	fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st)) {
 		ret = -errno;
-		fprintf(cfg->err ? cfg->err : stderr, "%s: %s\n", path, strerror(errno));
-		cfg->errors++;
-		return ret;
+		goto fail;
 	}
-	do {
-		if (len == cap) {
-			unsigned char *v = realloc(data, cap = cap ? 2 * cap : 4096);
-
+	if (S_ISDIR(st.st_mode)) {
+		ret = -EISDIR;
+		goto fail;
+	}
+	if (S_ISREG(st.st_mode) && st.st_size > CFG_FILE_MAX)
+		goto too_big;
+	/* One byte more than the size, so that EOF is seen without growing. */
+	cap = S_ISREG(st.st_mode) ? (size_t)st.st_size + 1 : 65536;
+	data = malloc(cap);
+	if (!data) {
+		ret = -ENOMEM;
+		goto fail;
+	}
+	for (;;) {
+		if (*len == cap) {
+			v = realloc(data, cap *= 2);
 			if (!v) {
-				free(data);
-				fclose(fp);
-				return -ENOMEM;
+				ret = -ENOMEM;
+				goto fail;
 			}
 			data = v;
 		}
-		n = fread(data + len, 1, cap - len, fp);
-		len += n;
-	} while (n);
-	ret = ferror(fp) ? -EIO : cfg_load_buffer(cfg, path, data, len);
-	fclose(fp);
+		n = read(fd, data + *len, cap - *len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			ret = -errno;
+			goto fail;
+		}
+		if (!n)
+			break;
+		*len += n;
+		if (*len > CFG_FILE_MAX)
+			goto too_big;
+	}
+	close(fd);
+	*out = data;
+	return 0;
+too_big:
+	file_error(cfg, path, "larger than the %d MiB limit", CFG_FILE_MAX >> 20);
+	ret = -EFBIG;
+	goto out;
+fail:
+	file_error(cfg, path, "%s", strerror(-ret));
+out:
+	if (fd >= 0)
+		close(fd);
 	free(data);
 	return ret;
+}
+
+/* The file @name in @dirfd, reported as @path. */
+static int load_file_at(struct cfg *cfg, int dirfd, const char *name, const char *path)
+{
+	unsigned char *data;
+	size_t len;
+	int ret;
+
+	ret = read_whole(cfg, dirfd, name, path, &data, &len);
+	if (ret)
+		return ret;
+	ret = cfg_load_buffer(cfg, path, data, len);
+	free(data);
+	return ret;
+}
+
+/**
+ * cfg_load_file - parse a file into @cfg
+ * Return: 0, -EINVAL on errors in it, or -errno reading it (all reported).
+ */
+int cfg_load_file(struct cfg *cfg, const char *path)
+{
+	return load_file_at(cfg, AT_FDCWD, path, path);
 }
 
 static int by_name(const struct dirent **a, const struct dirent **b)
@@ -567,31 +727,52 @@ int cfg_load_dir(struct cfg *cfg, const char *main_file, const char *dropin_dir)
 {
 	struct dirent **names;
 	char path[4096];
-	int n, i, ret;
+	int n = -1, i, ret, dirfd = -1;
 
 	ret = cfg_load_file(cfg, main_file);
 	if (ret && ret != -EINVAL)
 		return ret;
-	n = dropin_dir ? scandir(dropin_dir, &names, yaml_file, by_name) : -1;
+	/*
+	 * The directory is opened once and its files relative to it: swapped
+	 * for another while we read (a symlink or a rename, as deployment
+	 * tools do), it still gives all of one version, never half of each.
+	 */
+	if (dropin_dir)
+		dirfd = open(dropin_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dirfd >= 0)
+		n = scandirat(dirfd, ".", &names, yaml_file, by_name);
+	/* No drop-in directory is no drop-ins; one we cannot read is an error. */
+	if (n < 0 && dropin_dir && errno != ENOENT) {
+		ret = -errno;
+		file_error(cfg, dropin_dir, "%s", strerror(errno));
+	}
 	for (i = 0; i < n; i++) {
 		snprintf(path, sizeof(path), "%s/%s", dropin_dir, names[i]->d_name);
-		if (cfg_load_file(cfg, path) && !ret)
+		if (load_file_at(cfg, dirfd, names[i]->d_name, path) && !ret)
 			ret = -EINVAL;
 		free(names[i]);
 	}
 	if (n >= 0)
 		free(names);
+	if (dirfd >= 0)
+		close(dirfd);
 	return cfg->errors ? -EINVAL : ret;
 }
 
+static bool same_class(const void *key, size_t pos, const void *arg)
+{
+	const struct cfg *cfg = arg;
+
+	return !strcmp(key, cfg->classes[pos].name);
+}
+
+/* The class @name's definition; through the index, as add-to entries may be many. */
 const struct cfg_class *cfg_class_find(const struct cfg *cfg, const char *name)
 {
-	size_t i;
+	size_t pos = hash_find(&cfg->class_index, hash_bytes(name, strlen(name)), name,
+			       same_class, cfg);
 
-	for (i = 0; i < cfg->nr_classes; i++)
-		if (cfg->classes[i].defines && !strcmp(cfg->classes[i].name, name))
-			return &cfg->classes[i];
-	return NULL;
+	return pos == SIZE_MAX ? NULL : &cfg->classes[pos];
 }
 
 static bool hostname_ok(const char *s)

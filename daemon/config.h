@@ -12,8 +12,13 @@
 #include <stdint.h>
 
 #include "../lib/nfsfair.h"
+#include "hash.h"
 
 #define CFG_ORIGIN_DEFAULT	10
+/* Read no file bigger: libyaml holds a whole document, some 35 times its size. */
+#define CFG_FILE_MAX		(4 << 20)
+/* Members in all files: each is one rule or more in the kernel's table. */
+#define CFG_MEMBERS_MAX		NFSFAIR_MAX_RULES
 
 struct cfg_mark {
 	const char *file;	/* owned by struct cfg */
@@ -32,6 +37,7 @@ struct cfg_class {
 	char name[NFSFAIR_NAME_LEN + 1];
 	bool defines;		/* "name:" defines it; "add-to:" extends one */
 	uint32_t weight;
+	uint32_t limit;		/* most nfsd threads at once; 0: none */
 	int per_host;		/* -1: a real class; else members are per-host/N */
 	bool per_client;	/* with per_host: members are per-client/N */
 	struct cfg_member *members;
@@ -44,6 +50,9 @@ struct cfg {
 	struct cfg_mark origin_mark;
 	struct cfg_class *classes;
 	size_t nr_classes;
+	struct hash_index class_index;	/* of the classes that define, by name */
+	size_t nr_kernel_classes;	/* defined and not per-host: the kernel's classes */
+	size_t nr_members;	/* in all files */
 	char **files;		/* every file read, for the marks */
 	size_t nr_files;
 	unsigned int errors;

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "config.h"
+#include "hash.h"
 
 /* resolve.c: hostnames to addresses, keeping the last good answer */
 
@@ -27,6 +28,7 @@ struct res_host {
 struct resolver {
 	struct res_host *hosts;
 	size_t nr_hosts;
+	struct hash_index index;	/* of hosts, by name */
 	unsigned int refresh;		/* most seconds between lookups of a name */
 };
 
@@ -52,6 +54,7 @@ time_t resolver_oldest(const struct resolver *r);
 struct want_class {
 	char name[NFSFAIR_NAME_LEN + 1];
 	uint32_t weight;
+	uint32_t limit;
 };
 
 struct want {
@@ -103,11 +106,16 @@ struct status {
 	bool changed;			/* by the last apply */
 	const char *error;		/* of the last load or apply, "" if none */
 	const char *kept;		/* classes dropped from the file but kept */
+	const char *unsaved;		/* why the classes it made are not saved, or "" */
 };
 
 void iso_time(time_t t, char *buf, size_t len);
 int status_write(const char *path, const struct status *s, const struct resolver *r);
 int status_print(const char *path);
+
+/* check.c: nfsfaird --check's report, with the preview of live clients */
+
+int check_report(const struct want *w, const char *config, bool json);
 
 /* notify.c: the systemd notify protocol, without libsystemd */
 

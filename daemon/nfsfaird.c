@@ -37,6 +37,7 @@ struct daemon {
 	bool changed;		/* by it */
 	uint64_t generation;	/* after it */
 	char kept[512];		/* classes the file dropped that were kept, and why */
+	char unsaved[4096 + 64];	/* owned_path: why it is not saved */
 	struct cfg cfg;
 	struct resolver res;
 	struct want want;
@@ -53,7 +54,9 @@ static const char usage[] =
 	"  -c, --config FILE     main file (default " DEFAULT_CONFIG ")\n"
 	"  -d, --conf-dir DIR    drop-ins, *.yaml read in name order after FILE\n"
 	"                        (default " DEFAULT_DROPINS ")\n"
-	"      --check           validate, resolve, print the table it would apply, exit\n"
+	"      --check           validate, resolve, print the table it would apply and\n"
+	"                        what it would move of the peers connected now, exit\n"
+	"      --json            with --check: one JSON document\n"
 	"      --once            apply once and exit\n"
 	"  -f, --foreground      stay in the foreground (systemd runs it so)\n"
 	"  -r, --refresh SECS    re-resolve a hostname when its DNS records expire, and\n"
@@ -92,7 +95,7 @@ static void status_line(struct daemon *d)
 		.origin = d->want.origin, .nr_classes = d->want.nr_classes,
 		.nr_rules = d->want.nr_rules, .generation = d->generation,
 		.last_apply = d->applied_at, .changed = d->changed, .error = error,
-		.kept = d->kept,
+		.kept = d->kept, .unsaved = d->owned.dirty ? d->unsaved : "",
 	};
 	time_t oldest = resolver_oldest(&d->res);
 	char age[48] = "";
@@ -132,8 +135,8 @@ static void owned_open(struct daemon *d)
 /* Load, check and resolve into a new configuration; the old one stays on error. */
 static int load(struct daemon *d, bool first)
 {
+	struct want want = {};
 	struct cfg cfg;
-	struct want want;
 	int ret;
 
 	cfg_init(&cfg, stderr);
@@ -143,12 +146,15 @@ static int load(struct daemon *d, bool first)
 	if (!ret)
 		ret = want_build(&want, &cfg, &d->res, RES_STRICT);
 	if (ret) {
-		fprintf(stderr, "nfsfaird: %s has %u error(s): %s\n", d->config, cfg.errors,
+		/* Every failure is reported above; out of memory is the one counted nowhere. */
+		if (!cfg.errors)
+			fprintf(stderr, "nfsfaird: %s: %s\n", d->config, strerror(-ret));
+		fprintf(stderr, "nfsfaird: %s has %u error(s): %s\n", d->config,
+			cfg.errors ? cfg.errors : 1,
 			first ? "nothing applied" : "keeping the previous configuration");
 		snprintf(d->load_error, sizeof(d->load_error), "%s: %u error(s)", d->config,
-			 cfg.errors);
-		if (!ret)
-			want_free(&want);
+			 cfg.errors ? cfg.errors : 1);
+		want_free(&want);
 		cfg_free(&cfg);
 		return -EINVAL;
 	}
@@ -178,12 +184,17 @@ static int apply(struct daemon *d)
 	if (d->owned.dirty) {
 		int err = owned_save(&d->owned, d->owned_path);
 
-		if (err)
+		if (err) {
 			state_error(d, d->owned_path, err);
+			snprintf(d->unsaved, sizeof(d->unsaved), "%s: %s", d->owned_path,
+				 strerror(-err));
+		}
 	}
 	strftime(when, sizeof(when), "%H:%M:%S", localtime(&now));
 	if (ret) {
-		fprintf(stderr, "nfsfaird: applying the table failed: %s\n", res.err);
+		/* Retried every 5 s: said again only when the reason changes. */
+		if (strcmp(d->last_error, res.err))
+			fprintf(stderr, "nfsfaird: applying the table failed: %s\n", res.err);
 		snprintf(d->last_error, sizeof(d->last_error), "%s", res.err);
 		return ret;
 	}
@@ -245,15 +256,23 @@ static int run(struct daemon *d, bool foreground)
 			ready = true;
 		}
 		status_line(d);
-		/* Until the first apply works, retry it every 5 s. */
+		/*
+		 * Until an apply works, the first or a later one the kernel
+		 * refused (a stale generation, a cap), retry it every 5 s.
+		 */
 		due = resolver_due(&d->res);
-		timeout = !ready ? 5 : due ? (int)(due - resolver_now()) : (int)d->refresh;
+		timeout = due ? (int)(due - resolver_now()) : (int)d->refresh;
+		if ((!ready || d->last_error[0]) && timeout > 5)
+			timeout = 5;
 		if (timeout < 1)
 			timeout = 1;
 		if (poll(&pfd, 1, timeout * 1000) < 0 && errno != EINTR)
 			return 1;
 		if (!(pfd.revents & POLLIN)) {
-			if (ready)
+			/* A retry looks names up only when they are due. */
+			if (ready && d->last_error[0] && (!due || due > resolver_now()))
+				apply(d);
+			else if (ready)
 				refresh(d);
 			continue;
 		}
@@ -279,6 +298,7 @@ int main(int argc, char **argv)
 		{ "config", required_argument, NULL, 'c' },
 		{ "conf-dir", required_argument, NULL, 'd' },
 		{ "check", no_argument, NULL, 'C' },
+		{ "json", no_argument, NULL, 'J' },
 		{ "once", no_argument, NULL, 'O' },
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "refresh", required_argument, NULL, 'r' },
@@ -292,9 +312,10 @@ int main(int argc, char **argv)
 		.config = DEFAULT_CONFIG, .dropins = DEFAULT_DROPINS, .refresh = 300,
 		.state_dir = DEFAULT_STATE,
 	};
-	bool check = false, once = false, foreground = false, status = false;
+	bool check = false, once = false, foreground = false, status = false, json = false;
 	char err[NFSFAIR_ERR_LEN], *end;
 	const char *netns = NULL;
+	sigset_t hup;
 	unsigned long v;
 	int c, ret;
 
@@ -308,6 +329,9 @@ int main(int argc, char **argv)
 			break;
 		case 'C':
 			check = true;
+			break;
+		case 'J':
+			json = true;
 			break;
 		case 'O':
 			once = true;
@@ -349,10 +373,23 @@ int main(int argc, char **argv)
 		fprintf(stderr, "nfsfaird: --check, --once and --status do not go together\n");
 		return 2;
 	}
+	if (json && !check) {
+		fprintf(stderr, "nfsfaird: --json goes with --check\n");
+		return 2;
+	}
 	d.netns = netns;
 	state_path(&d, d.status_path, sizeof(d.status_path), "status");
 	if (status)
 		return status_print(d.status_path);
+	/*
+	 * A SIGHUP during the first load (its lookups may take seconds) would
+	 * end the daemon: keep it pending, and run() reloads once it is up.
+	 */
+	if (!check && !once) {
+		sigemptyset(&hup);
+		sigaddset(&hup, SIGHUP);
+		sigprocmask(SIG_BLOCK, &hup, NULL);
+	}
 	if (!check && mkdir(d.state_dir, 0755) && errno != EEXIST)
 		state_error(&d, d.state_dir, -errno);
 	if (netns && nfsfair_netns_enter(netns, err)) {
@@ -363,8 +400,7 @@ int main(int argc, char **argv)
 	if (load(&d, true))
 		return 1;
 	if (check) {
-		want_print(&d.want, stdout);
-		ret = 0;
+		ret = check_report(&d.want, d.config, json);
 	} else if (once) {
 		ret = apply(&d) ? 1 : 0;
 		status_line(&d);

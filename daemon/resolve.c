@@ -34,26 +34,36 @@ void resolver_free(struct resolver *r)
 		free(r->hosts[i].addrs);
 	}
 	free(r->hosts);
+	hash_free(&r->index);
 	memset(r, 0, sizeof(*r));
 }
 
+static bool same_host(const void *key, size_t pos, const void *arg)
+{
+	const struct resolver *r = arg;
+
+	return !strcmp(key, r->hosts[pos].name);
+}
+
+/* By name through the index: 65,536 names scanned one by one took seconds. */
 static struct res_host *host_get(struct resolver *r, const char *name)
 {
+	uint64_t hash = hash_bytes(name, strlen(name));
 	struct res_host *v;
-	size_t i;
+	size_t pos;
 
-	for (i = 0; i < r->nr_hosts; i++)
-		if (!strcmp(r->hosts[i].name, name))
-			return &r->hosts[i];
-	v = realloc(r->hosts, (r->nr_hosts + 1) * sizeof(*v));
-	if (!v)
+	pos = hash_find(&r->index, hash, name, same_host, r);
+	if (pos != SIZE_MAX)
+		return &r->hosts[pos];
+	if (array_grow(&r->hosts, r->nr_hosts, sizeof(*r->hosts)))
 		return NULL;
-	r->hosts = v;
 	v = &r->hosts[r->nr_hosts];
 	memset(v, 0, sizeof(*v));
 	v->name = strdup(name);
-	if (!v->name)
+	if (!v->name || hash_add(&r->index, hash, r->nr_hosts)) {
+		free(v->name);
 		return NULL;
+	}
 	r->nr_hosts++;
 	return v;
 }
@@ -241,32 +251,62 @@ void resolver_counts(const struct resolver *r, size_t *ok, size_t *failing)
 	}
 }
 
-static bool cfg_names(const struct cfg *cfg, const char *name)
+static bool same_member(const void *key, size_t pos, const void *arg)
 {
-	size_t i, j;
+	const char *const *texts = arg;
 
-	for (i = 0; i < cfg->nr_classes; i++)
-		for (j = 0; j < cfg->classes[i].nr_members; j++)
-			if (!strcmp(cfg->classes[i].members[j].text, name))
-				return true;
-	return false;
+	return !strcmp(key, texts[pos]);
 }
 
-/* Forget the names @cfg no longer has, so counts and status show its names only. */
+/*
+ * Forget the names @cfg no longer has, so counts and status show its names
+ * only. Both through indexes: a member scan per host was O(hosts x members).
+ * Out of memory, nothing is pruned: the status shows names no longer used.
+ */
 void resolver_prune(struct resolver *r, const struct cfg *cfg)
 {
-	size_t i = 0;
+	struct hash_index names = {}, index = {};
+	const char **texts;
+	size_t i, j, n = 0, kept = 0;
+	uint64_t hash;
 
-	while (i < r->nr_hosts) {
-		if (cfg_names(cfg, r->hosts[i].name)) {
-			i++;
+	for (i = 0; i < cfg->nr_classes; i++)
+		n += cfg->classes[i].nr_members;
+	texts = malloc((n + 1) * sizeof(*texts));
+	if (!texts || hash_reserve(&names, n) || hash_reserve(&index, r->nr_hosts))
+		goto out;
+	n = 0;
+	for (i = 0; i < cfg->nr_classes; i++) {
+		for (j = 0; j < cfg->classes[i].nr_members; j++) {
+			const char *t = cfg->classes[i].members[j].text;
+
+			hash = hash_bytes(t, strlen(t));
+			if (hash_find(&names, hash, t, same_member, texts) != SIZE_MAX)
+				continue;
+			texts[n] = t;
+			hash_add(&names, hash, n++);	/* reserved: cannot fail */
+		}
+	}
+	for (i = 0; i < r->nr_hosts; i++) {
+		struct res_host *h = &r->hosts[i];
+
+		hash = hash_bytes(h->name, strlen(h->name));
+		if (hash_find(&names, hash, h->name, same_member, texts) == SIZE_MAX) {
+			free(h->name);
+			free(h->addrs);
 			continue;
 		}
-		free(r->hosts[i].name);
-		free(r->hosts[i].addrs);
-		memmove(&r->hosts[i], &r->hosts[i + 1], (r->nr_hosts - i - 1) * sizeof(*r->hosts));
-		r->nr_hosts--;
+		r->hosts[kept] = *h;
+		hash_add(&index, hash, kept++);		/* reserved */
 	}
+	r->nr_hosts = kept;
+	hash_free(&r->index);
+	r->index = index;
+	index = (struct hash_index){};
+out:
+	hash_free(&index);
+	hash_free(&names);
+	free(texts);
 }
 
 /* The last success of the name resolved longest ago; 0 when none has. */

@@ -41,17 +41,11 @@ static void print_host(FILE *fp, const struct res_host *h)
 	fputc('\n', fp);
 }
 
-int status_write(const char *path, const struct status *s, const struct resolver *r)
+static void print_status(FILE *fp, const struct status *s, const struct resolver *r)
 {
-	char tmp[4096], when[32];
-	FILE *fp;
+	char when[32];
 	size_t i;
-	int ret = 0;
 
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	fp = fopen(tmp, "we");
-	if (!fp)
-		return -errno;
 	iso_time(s->last_apply, when, sizeof(when));
 	fprintf(fp, "pid %d\n", (int)getpid());
 	fprintf(fp, "origin %u: %zu classes, %zu rules\n", s->origin, s->nr_classes, s->nr_rules);
@@ -61,14 +55,51 @@ int status_write(const char *path, const struct status *s, const struct resolver
 	fprintf(fp, "last error: %s\n", *s->error ? s->error : "none");
 	if (*s->kept)
 		fprintf(fp, "classes kept: %s\n", s->kept);
+	if (*s->unsaved)
+		fprintf(fp, "classes not saved: %s\n", s->unsaved);
 	for (i = 0; i < r->nr_hosts; i++)
 		print_host(fp, &r->hosts[i]);
+}
+
+/*
+ * No room for a second copy: the old file's room takes the new text, so
+ * that a full disk leaves the status current rather than stale (a reader
+ * may then see part of each, which a stale file would not tell either).
+ */
+static int status_overwrite(const char *path, const struct status *s, const struct resolver *r)
+{
+	FILE *fp = fopen(path, "r+e");
+	int ret = 0;
+
+	if (!fp)
+		return -errno;
+	print_status(fp, s, r);
+	if (fflush(fp) || ftruncate(fileno(fp), ftell(fp)))
+		ret = -errno;
+	if (fclose(fp) && !ret)
+		ret = -errno;
+	return ret;
+}
+
+int status_write(const char *path, const struct status *s, const struct resolver *r)
+{
+	char tmp[4096];
+	FILE *fp;
+	int ret = 0;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	fp = fopen(tmp, "we");
+	if (!fp)
+		return -errno;
+	print_status(fp, s, r);
 	if (fclose(fp))
 		ret = -errno;
 	if (!ret && rename(tmp, path))
 		ret = -errno;
 	if (ret)
 		unlink(tmp);
+	if (ret == -ENOSPC || ret == -EDQUOT)
+		ret = status_overwrite(path, s, r);
 	return ret;
 }
 

@@ -19,6 +19,9 @@
 #define NFSFAIR_PREFIX_STRLEN 64
 /* Room for "-s PREFIX -j per-client/128 --origin 255". */
 #define NFSFAIR_RULE_STRLEN 128
+/* The kernel's caps on one namespace's table (SVC_FAIR_MAX_RULES, _CLASSES). */
+#define NFSFAIR_MAX_RULES 131072
+#define NFSFAIR_MAX_CLASSES 1024
 
 /* prefix.c */
 
@@ -58,6 +61,9 @@ struct nfsfair_rule {
 	uint64_t hits;
 };
 
+/* What nfsfair_class_name_check() says of a name with a byte outside the rule. */
+#define NFSFAIR_NAME_RULE \
+	"a class name is letters, digits, '.', '_' and '-', starting with a letter or a digit"
 int nfsfair_class_name_check(const char *name, char *err);
 int nfsfair_target_parse(const char *s, struct nfsfair_target *t, char *err);
 int nfsfair_target_format(const struct nfsfair_target *t, int family, char *buf, size_t size);
@@ -75,7 +81,7 @@ int nfsfair_rules_shadowed(const struct nfsfair_rule *v, int n, bool *shadowed);
 
 enum nfsfair_line_kind {
 	NFSFAIR_LINE_EMPTY,	/* blank or comment */
-	NFSFAIR_LINE_CLASS,	/* -N NAME [--weight W] */
+	NFSFAIR_LINE_CLASS,	/* -N NAME [--weight W] [--limit N] */
 	NFSFAIR_LINE_RULE,	/* -A -s PREFIX -j TARGET [--origin O] */
 };
 
@@ -83,6 +89,7 @@ struct nfsfair_line {
 	enum nfsfair_line_kind kind;
 	char class[NFSFAIR_NAME_LEN + 1];
 	uint32_t weight;
+	uint32_t limit;		/* 0: none */
 	struct nfsfair_rule rule;
 };
 
@@ -116,18 +123,35 @@ int nfsfair_nla_put_prefix(struct nl_msg *msg, int attr4, int attr6, int attr_le
 			   const struct nfsfair_prefix *p);
 int nfsfair_nla_put_rule(struct nl_msg *msg, const struct nfsfair_rule *r, bool origin);
 int nfsfair_nla_get_rule(struct nlattr **tb, struct nfsfair_rule *r);
+int nfsfair_nla_put_class(struct nl_msg *msg, const char *name, uint32_t weight, uint32_t limit,
+			  bool limit_too);
+int nfsfair_nl_each(const struct nfsfair_nl *nl, int type,
+		    int (*fn)(const struct nlattr *a, void *arg), void *arg);
 
 /* read.c: the kernel's table read back */
+
+/* One thread pool's share of a class's or a client's counters. */
+struct nfsfair_pool {
+	int item;			/* the class's or client's index in its dump */
+	uint32_t id;
+	uint64_t dispatches, queued, threads, qtime_total_us, qtime_max_us;
+};
 
 struct nfsfair_class {
 	char name[NFSFAIR_NAME_LEN + 1];
 	uint32_t weight;
+	uint32_t limit;			/* most threads at once; 0: none */
 	uint64_t rules, dispatches, connections, queued, qtime_total_us, qtime_max_us, threads;
 	uint64_t peers;
+	uint64_t limit_skips, limit_time_us, threads_max;
+	const struct nfsfair_pool *pools;	/* in the dump's pool array; NULL without */
+	int npools;
 };
 
 int nfsfair_read_rules(struct nfsfair_nl *nl, struct nfsfair_rule **v, int *n);
 int nfsfair_read_classes(struct nfsfair_nl *nl, struct nfsfair_class **v, int *n);
+int nfsfair_read_classes_pools(struct nfsfair_nl *nl, struct nfsfair_class **v, int *n,
+			       struct nfsfair_pool **pools, int *npools);
 
 /* A live client of nfsd (client-get). */
 struct nfsfair_client {
@@ -140,10 +164,91 @@ struct nfsfair_client {
 	uint64_t connections, dispatches, queued, peers;
 	bool has_peer;			/* the kernel filtered by the peer asked for */
 	uint64_t peer_connections;
+	uint64_t threads;
+	const struct nfsfair_pool *pools;	/* in the dump's pool array; NULL without */
+	int npools;
 };
 
 int nfsfair_read_clients(struct nfsfair_nl *nl, const struct nfsfair_prefix *peer,
 			 struct nfsfair_client **v, int *n);
+int nfsfair_read_clients_pools(struct nfsfair_nl *nl, const struct nfsfair_prefix *peer,
+			       struct nfsfair_client **v, int *n, struct nfsfair_pool **pools,
+			       int *npools);
+
+/* preview.c: what a new table would do to the peers connected to nfsd now */
+
+#define NFSFAIR_NFSD_PORT 2049
+
+enum nfsfair_place_kind {
+	NFSFAIR_PLACE_SINGLE,		/* no table: the single queue */
+	NFSFAIR_PLACE_DEFAULT,		/* no rule matched */
+	NFSFAIR_PLACE_CLASS,
+	NFSFAIR_PLACE_PER_HOST,
+	NFSFAIR_PLACE_PER_CLIENT,	/* its NFSv4.1 client ID's; per-host until bound */
+	NFSFAIR_PLACE_CLIENT_ID,
+	NFSFAIR_PLACE_OVERFLOW,
+};
+
+/* Where a connection is, or where a table sends it. */
+struct nfsfair_place {
+	enum nfsfair_place_kind kind;
+	char class[NFSFAIR_NAME_LEN + 1];
+	struct nfsfair_prefix host;	/* per-host, per-client: the masked address */
+	uint64_t client_id;
+};
+
+/* A peer with established connections to nfsd, and the clients holding them. */
+struct nfsfair_peer {
+	int family;
+	uint8_t addr[16];		/* an IPv4-mapped peer is AF_INET */
+	uint64_t connections;		/* established, as the socket table says */
+	struct nfsfair_client *clients;	/* only those holding this peer's */
+	int nclients;
+};
+
+struct nfsfair_move {
+	int family;
+	uint8_t addr[16];
+	struct nfsfair_place from, to;
+	uint64_t connections;
+	bool already;			/* the table now would move them too */
+};
+
+enum nfsfair_preview_state {
+	NFSFAIR_PREVIEW_OK,
+	NFSFAIR_PREVIEW_NO_FAMILY,	/* the kernel has no nfsfair family */
+	NFSFAIR_PREVIEW_NO_NFSD,	/* nothing listens on nfsd's port */
+	NFSFAIR_PREVIEW_ERROR,
+};
+
+struct nfsfair_preview {
+	enum nfsfair_preview_state state;
+	char why[NFSFAIR_ERR_LEN];	/* for NO_FAMILY and ERROR */
+	unsigned int port;
+	struct nfsfair_rule *rules;	/* the table now */
+	int nrules;
+	struct nfsfair_peer *peers;	/* sorted by address */
+	int npeers;
+	struct nfsfair_move *moves;	/* in peer order */
+	int nmoves;
+	int moving, unchanged;		/* peers with and without a move */
+	uint64_t connections, unchanged_connections;
+};
+
+int nfsfair_rules_match(const struct nfsfair_rule *v, int n, int family, const uint8_t *addr);
+void nfsfair_place_of_table(const struct nfsfair_rule *v, int n, int family,
+			    const uint8_t *addr, struct nfsfair_place *pl);
+void nfsfair_place_of_client(const struct nfsfair_client *k, struct nfsfair_place *pl);
+bool nfsfair_place_keeps(const struct nfsfair_place *to, const struct nfsfair_place *now);
+int nfsfair_place_format(const struct nfsfair_place *pl, char *buf, size_t size);
+int nfsfair_table_splice(const struct nfsfair_rule *cur, int ncur, const struct nfsfair_rule *add,
+			 int nadd, uint8_t origin, struct nfsfair_rule **out, int *nout);
+int nfsfair_peers_read(const char *dir, unsigned int port, struct nfsfair_peer **v, int *n,
+		       bool *listening);
+int nfsfair_preview_read(struct nfsfair_preview *pv, const char *netdir, unsigned int port);
+int nfsfair_preview_diff(struct nfsfair_preview *pv, const struct nfsfair_rule *next, int n);
+void nfsfair_preview_print(const struct nfsfair_preview *pv, const char *lead);
+void nfsfair_preview_free(struct nfsfair_preview *pv);
 
 /* output.c: iproute2's idea, one print call for both text and -j JSON */
 

@@ -26,7 +26,7 @@
 #endif
 
 /* More than any attribute set of the family has. */
-#define NL_MAXATTR 16
+#define NL_MAXATTR 32
 
 struct nfsfair_nl {
 	struct nl_sock *sk;
@@ -35,6 +35,8 @@ struct nfsfair_nl {
 	int bad_attr;		/* top-level attribute the kernel pointed at, or -1 */
 	int bad_nested;		/* and inside it, for nests, or -1 */
 	int bad_index;		/* how many attributes of bad_attr's type came before */
+	struct nlattr *cur;	/* in a callback: the reply's attributes, for multi-attr */
+	int cur_len;
 };
 
 struct nl_run {
@@ -45,6 +47,7 @@ struct nl_run {
 	void *arg;
 	int err;
 	bool done;
+	bool intr;	/* the table changed between the parts of a dump */
 };
 
 int nfsfair_netns_enter(const char *name, char *err)
@@ -254,12 +257,26 @@ static int on_valid(struct nl_msg *msg, void *arg)
 		run->err = -EPROTO;
 		return NL_STOP;
 	}
+	run->nl->cur = genlmsg_attrdata(nlmsg_data(nlmsg_hdr(msg)), 0);
+	run->nl->cur_len = genlmsg_attrlen(nlmsg_data(nlmsg_hdr(msg)), 0);
 	ret = run->cb(tb, run->arg);
+	run->nl->cur = NULL;
+	run->nl->cur_len = 0;
 	if (ret < 0)
 		run->err = ret;
 	else if (ret > 0)
 		run->done = true;
 	return ret ? NL_STOP : NL_OK;
+}
+
+/* Marked by the kernel (genl_dump_check_consistent); read on to the end. */
+static int on_dump_intr(struct nl_msg *msg, void *arg)
+{
+	struct nl_run *run = arg;
+
+	(void)msg;
+	run->intr = true;
+	return NL_OK;
 }
 
 static struct nl_cb *run_cb(struct nl_run *run)
@@ -272,6 +289,7 @@ static struct nl_cb *run_cb(struct nl_run *run)
 	nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, on_ack, run);
 	nl_cb_set(cb, NL_CB_FINISH, NL_CB_CUSTOM, on_finish, run);
 	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, on_valid, run);
+	nl_cb_set(cb, NL_CB_DUMP_INTR, NL_CB_CUSTOM, on_dump_intr, run);
 	return cb;
 }
 
@@ -332,6 +350,11 @@ int nfsfair_nl_run(struct nfsfair_nl *nl, struct nl_msg *msg, int maxattr,
 			break;
 	}
 	ret = run.err;
+	/* Parts of two tables do not go together: the caller reads again. */
+	if (!ret && run.intr) {
+		ret = -EAGAIN;
+		snprintf(nl->extack, sizeof(nl->extack), "the table changed while it was read");
+	}
 free_cb:
 	nl_cb_put(nlcb);
 free_msg:
@@ -477,5 +500,42 @@ int nfsfair_nla_get_rule(struct nlattr **tb, struct nfsfair_rule *r)
 	if (tb[NFSFAIR_A_RULE_ORIGIN])
 		r->origin = nla_get_u8(tb[NFSFAIR_A_RULE_ORIGIN]);
 	r->hits = nfsfair_nla_uint(tb[NFSFAIR_A_RULE_HITS]);
+	return 0;
+}
+
+/*
+ * In a callback: @fn on each attribute of @type in the reply at hand, in
+ * order. For multi-attr nests, of which the parsed tb[] keeps the last.
+ */
+int nfsfair_nl_each(const struct nfsfair_nl *nl, int type,
+		    int (*fn)(const struct nlattr *a, void *arg), void *arg)
+{
+	struct nlattr *a;
+	int rem, ret;
+
+	if (!nl->cur)
+		return 0;
+	nla_for_each_attr(a, nl->cur, nl->cur_len, rem) {
+		if (nla_type(a) != type)
+			continue;
+		ret = fn(a, arg);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/*
+ * A class's name and weight, and its limit when @limit_too: a kernel
+ * without limits refuses the attribute, so it is sent only when it says
+ * something (a limit, or clearing one).
+ */
+int nfsfair_nla_put_class(struct nl_msg *msg, const char *name, uint32_t weight, uint32_t limit,
+			  bool limit_too)
+{
+	if (nla_put_string(msg, NFSFAIR_A_CLASS_NAME, name) < 0 ||
+	    nla_put_u32(msg, NFSFAIR_A_CLASS_WEIGHT, weight) < 0 ||
+	    (limit_too && nla_put_u32(msg, NFSFAIR_A_CLASS_LIMIT, limit) < 0))
+		return -EMSGSIZE;
 	return 0;
 }

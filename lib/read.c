@@ -17,6 +17,9 @@ struct grow {
 	void **v;
 	int *n;
 	size_t size;
+	struct nfsfair_nl *nl;
+	struct nfsfair_pool **pools;	/* NULL: the pool nests are not wanted */
+	int *npools;
 };
 
 /* Room for one more element at the end of *g->v; NULL when out of memory. */
@@ -29,6 +32,37 @@ static void *grow_one(struct grow *g)
 	*g->v = v;
 	memset(v + *g->n * g->size, 0, g->size);
 	return v + (*g->n)++ * g->size;
+}
+
+static int pool_cb(const struct nlattr *a, void *arg)
+{
+	struct nlattr *tb[NFSFAIR_A_POOL_STATS_MAX + 1];
+	struct grow *g = arg;
+	struct grow pg = {
+		.v = (void **)g->pools, .n = g->npools, .size = sizeof(**g->pools),
+	};
+	struct nfsfair_pool *p;
+
+	if (nla_parse_nested(tb, NFSFAIR_A_POOL_STATS_MAX, (struct nlattr *)a, NULL) < 0)
+		return -EPROTO;
+	p = grow_one(&pg);
+	if (!p)
+		return -ENOMEM;
+	p->item = *g->n - 1;
+	if (tb[NFSFAIR_A_POOL_STATS_ID])
+		p->id = nla_get_u32(tb[NFSFAIR_A_POOL_STATS_ID]);
+	p->dispatches = nfsfair_nla_uint(tb[NFSFAIR_A_POOL_STATS_DISPATCHES]);
+	p->queued = nfsfair_nla_uint(tb[NFSFAIR_A_POOL_STATS_QUEUED]);
+	p->threads = nfsfair_nla_uint(tb[NFSFAIR_A_POOL_STATS_THREADS]);
+	p->qtime_total_us = nfsfair_nla_uint(tb[NFSFAIR_A_POOL_STATS_QTIME_TOTAL_US]);
+	p->qtime_max_us = nfsfair_nla_uint(tb[NFSFAIR_A_POOL_STATS_QTIME_MAX_US]);
+	return 0;
+}
+
+/* The pool nests of the reply at hand, for the item just added. */
+static int pools_of(struct grow *g, int type)
+{
+	return g->pools ? nfsfair_nl_each(g->nl, type, pool_cb, g) : 0;
 }
 
 static int rule_cb(struct nlattr **tb, void *arg)
@@ -59,7 +93,11 @@ static int class_cb(struct nlattr **tb, void *arg)
 	k->qtime_max_us = nfsfair_nla_uint(tb[NFSFAIR_A_CLASS_QTIME_MAX_US]);
 	k->threads = nfsfair_nla_uint(tb[NFSFAIR_A_CLASS_THREADS]);
 	k->peers = nfsfair_nla_uint(tb[NFSFAIR_A_CLASS_PEERS]);
-	return 0;
+	k->limit = tb[NFSFAIR_A_CLASS_LIMIT] ? nla_get_u32(tb[NFSFAIR_A_CLASS_LIMIT]) : 0;
+	k->limit_skips = nfsfair_nla_uint(tb[NFSFAIR_A_CLASS_LIMIT_SKIPS]);
+	k->limit_time_us = nfsfair_nla_uint(tb[NFSFAIR_A_CLASS_LIMIT_TIME_US]);
+	k->threads_max = nfsfair_nla_uint(tb[NFSFAIR_A_CLASS_THREADS_MAX]);
+	return pools_of(arg, NFSFAIR_A_CLASS_POOL);
 }
 
 static int client_cb(struct nlattr **tb, void *arg)
@@ -95,41 +133,113 @@ static int client_cb(struct nlattr **tb, void *arg)
 	k->peers = nfsfair_nla_uint(tb[NFSFAIR_A_CLIENT_PEERS]);
 	k->has_peer = tb[NFSFAIR_A_CLIENT_PEER_CONNECTIONS] != NULL;
 	k->peer_connections = nfsfair_nla_uint(tb[NFSFAIR_A_CLIENT_PEER_CONNECTIONS]);
-	return 0;
+	k->threads = nfsfair_nla_uint(tb[NFSFAIR_A_CLIENT_THREADS]);
+	return pools_of(arg, NFSFAIR_A_CLIENT_POOL);
 }
 
-/* Runs the dump MSG (NULL: out of memory), collecting what CB makes of each reply. */
+/*
+ * Runs the dump MSG (NULL: out of memory), collecting what CB makes of
+ * each reply, and with @pools each reply's pool nests into one array.
+ * A dump the table changed under (parts of two tables) is run again.
+ */
 static int read_all(struct nfsfair_nl *nl, struct nl_msg *msg, int maxattr, nfsfair_nl_cb cb,
-		    void **v, int *n, size_t size)
+		    void **v, int *n, size_t size, struct nfsfair_pool **pools, int *npools)
 {
-	struct grow g = { .v = v, .n = n, .size = size };
-	int ret;
+	struct grow g = {
+		.v = v, .n = n, .size = size, .nl = nl, .pools = pools, .npools = npools,
+	};
+	struct nl_msg *again;
+	int ret, tries = 0;
 
-	*v = NULL;
-	*n = 0;
-	if (!msg)
-		return -ENOMEM;
-	ret = nfsfair_nl_run(nl, msg, maxattr, cb, &g);
-	if (ret < 0) {
-		free(*v);
+	do {
 		*v = NULL;
 		*n = 0;
-	}
+		if (pools) {
+			*pools = NULL;
+			*npools = 0;
+		}
+		if (!msg)
+			return -ENOMEM;
+		/* the request is consumed: a copy for the next try */
+		again = ++tries < 10 ? nlmsg_convert(nlmsg_hdr(msg)) : NULL;
+		ret = nfsfair_nl_run(nl, msg, maxattr, cb, &g);
+		if (ret < 0) {
+			free(*v);
+			*v = NULL;
+			*n = 0;
+			if (pools) {
+				free(*pools);
+				*pools = NULL;
+				*npools = 0;
+			}
+		}
+		msg = again;
+	} while (ret == -EAGAIN && msg);
+	nlmsg_free(msg);
 	return ret;
+}
+
+/*
+ * Point each class or client at its pools once the pool array has stopped
+ * moving; an item's pools came in its own reply, so they are adjacent.
+ */
+static void class_pools_link(struct nfsfair_class *v, int n, const struct nfsfair_pool *p,
+			     int np)
+{
+	int i;
+
+	for (i = 0; i < np; i++) {
+		if (p[i].item < 0 || p[i].item >= n)
+			continue;
+		if (!v[p[i].item].pools)
+			v[p[i].item].pools = &p[i];
+		v[p[i].item].npools++;
+	}
+}
+
+static void client_pools_link(struct nfsfair_client *v, int n, const struct nfsfair_pool *p,
+			      int np)
+{
+	int i;
+
+	for (i = 0; i < np; i++) {
+		if (p[i].item < 0 || p[i].item >= n)
+			continue;
+		if (!v[p[i].item].pools)
+			v[p[i].item].pools = &p[i];
+		v[p[i].item].npools++;
+	}
 }
 
 /* Every rule, in order. Returns 0 or a negative errno; free(*v) after. */
 int nfsfair_read_rules(struct nfsfair_nl *nl, struct nfsfair_rule **v, int *n)
 {
 	return read_all(nl, nfsfair_nl_msg(nl, NFSFAIR_CMD_RULE_GET, true), NFSFAIR_A_RULE_MAX,
-			rule_cb, (void **)v, n, sizeof(**v));
+			rule_cb, (void **)v, n, sizeof(**v), NULL, NULL);
 }
 
 /* Every class with its counters. Returns 0 or a negative errno; free(*v) after. */
 int nfsfair_read_classes(struct nfsfair_nl *nl, struct nfsfair_class **v, int *n)
 {
 	return read_all(nl, nfsfair_nl_msg(nl, NFSFAIR_CMD_CLASS_GET, true), NFSFAIR_A_CLASS_MAX,
-			class_cb, (void **)v, n, sizeof(**v));
+			class_cb, (void **)v, n, sizeof(**v), NULL, NULL);
+}
+
+/*
+ * Every class with its counters, and split by thread pool: each class's
+ * pools point into *pools. Returns 0 or a negative errno; free(*v) and
+ * free(*pools) after.
+ */
+int nfsfair_read_classes_pools(struct nfsfair_nl *nl, struct nfsfair_class **v, int *n,
+			       struct nfsfair_pool **pools, int *npools)
+{
+	int ret;
+
+	ret = read_all(nl, nfsfair_nl_msg(nl, NFSFAIR_CMD_CLASS_GET, true), NFSFAIR_A_CLASS_MAX,
+		       class_cb, (void **)v, n, sizeof(**v), pools, npools);
+	if (!ret)
+		class_pools_link(*v, *n, *pools, *npools);
+	return ret;
 }
 
 /*
@@ -139,7 +249,16 @@ int nfsfair_read_classes(struct nfsfair_nl *nl, struct nfsfair_class **v, int *n
 int nfsfair_read_clients(struct nfsfair_nl *nl, const struct nfsfair_prefix *peer,
 			 struct nfsfair_client **v, int *n)
 {
+	return nfsfair_read_clients_pools(nl, peer, v, n, NULL, NULL);
+}
+
+/* The same, and with @pools each client's counters split by pool; free(*pools) after. */
+int nfsfair_read_clients_pools(struct nfsfair_nl *nl, const struct nfsfair_prefix *peer,
+			       struct nfsfair_client **v, int *n, struct nfsfair_pool **pools,
+			       int *npools)
+{
 	struct nl_msg *msg = nfsfair_nl_msg(nl, NFSFAIR_CMD_CLIENT_GET, true);
+	int ret;
 
 	if (msg && peer && (peer->family == AF_INET ?
 			    nla_put(msg, NFSFAIR_A_CLIENT_PEER_ADDR4, 4, peer->addr) :
@@ -147,5 +266,9 @@ int nfsfair_read_clients(struct nfsfair_nl *nl, const struct nfsfair_prefix *pee
 		nlmsg_free(msg);
 		msg = NULL;
 	}
-	return read_all(nl, msg, NFSFAIR_A_CLIENT_MAX, client_cb, (void **)v, n, sizeof(**v));
+	ret = read_all(nl, msg, NFSFAIR_A_CLIENT_MAX, client_cb, (void **)v, n, sizeof(**v), pools,
+		       npools);
+	if (!ret && pools)
+		client_pools_link(*v, *n, *pools, *npools);
+	return ret;
 }

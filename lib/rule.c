@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Rules and their targets, as text: "-s PREFIX -j TARGET [--origin O]". */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,20 +27,37 @@ int nfsfair_uint_parse(const char *s, uint64_t max, uint64_t *out)
 	return 0;
 }
 
+/* The targets' keywords: never class names, so that -j and a save file stay unambiguous. */
+static const char *const reserved_names[] = { "default", "per-host", "per-client", "overflow" };
+
+/*
+ * The kernel's rule for a class name, said before asking it: 1 to
+ * NFSFAIR_NAME_LEN bytes of ASCII letters, digits, '.', '_' and '-',
+ * starting with a letter or a digit, and no target's keyword. Such a name
+ * is one word on a command line and in a save file, so save and restore
+ * round-trip it. The name is quoted with odd bytes as \xNN.
+ */
 int nfsfair_class_name_check(const char *name, char *err)
 {
-	size_t len = strlen(name);
+	size_t i, len = strlen(name);
+	char q[80];
 
+	output_fmt_owner((const uint8_t *)name, len, q, sizeof(q));
 	if (len == 0 || len > NFSFAIR_NAME_LEN) {
-		snprintf(err, NFSFAIR_ERR_LEN, "'%s': a class name is 1 to %d bytes",
-			 name, NFSFAIR_NAME_LEN);
+		snprintf(err, NFSFAIR_ERR_LEN, "'%s': a class name is 1 to %d bytes", q,
+			 NFSFAIR_NAME_LEN);
 		return -EINVAL;
 	}
-	if (!strncmp(name, "per-host", 8) || !strncmp(name, "per-client", 10) || name[0] == '-' ||
-	    strpbrk(name, " \t\n/#")) {
-		snprintf(err, NFSFAIR_ERR_LEN,
-			 "'%s': a class name starts with neither '-', 'per-host' nor 'per-client', and has no '/', '#' or space",
-			 name);
+	for (i = 0; i < len; i++) {
+		if (isascii(name[i]) && (isalnum(name[i]) || (i && strchr("._-", name[i]))))
+			continue;
+		snprintf(err, NFSFAIR_ERR_LEN, "'%s': %s", q, NFSFAIR_NAME_RULE);
+		return -EINVAL;
+	}
+	for (i = 0; i < sizeof(reserved_names) / sizeof(reserved_names[0]); i++) {
+		if (strcmp(name, reserved_names[i]))
+			continue;
+		snprintf(err, NFSFAIR_ERR_LEN, "'%s' is a target, not a class name", name);
 		return -EINVAL;
 	}
 	return 0;

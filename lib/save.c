@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The save format, read line by line: what `nfsfair-ctl save` writes and
- * `restore` reads. Classes as "-N NAME [--weight W]", rules as
+ * `restore` reads. Classes as "-N NAME [--weight W] [--limit N]", rules as
  * "-A -s PREFIX -j TARGET [--origin O]"; '#' starts a comment.
  */
 #include <errno.h>
@@ -41,13 +41,22 @@ static int class_line(char **w, int n, struct nfsfair_line *l, char *err)
 	strcpy(l->class, w[1]);
 	l->weight = 1;
 	for (i = 2; i < n; i += 2) {
-		if (strcmp(w[i], "--weight")) {
+		if (strcmp(w[i], "--weight") && strcmp(w[i], "--limit")) {
 			snprintf(err, NFSFAIR_ERR_LEN, "-N does not take '%s'", w[i]);
 			return -EINVAL;
 		}
 		if (i + 1 == n) {
-			snprintf(err, NFSFAIR_ERR_LEN, "--weight needs a value");
+			snprintf(err, NFSFAIR_ERR_LEN, "%s needs a value", w[i]);
 			return -EINVAL;
+		}
+		if (!strcmp(w[i], "--limit")) {
+			if (nfsfair_uint_parse(w[i + 1], NFSFAIR_LIMIT_MAX, &v) < 0) {
+				snprintf(err, NFSFAIR_ERR_LEN, "'%s': a limit is 0 to %d",
+					 w[i + 1], NFSFAIR_LIMIT_MAX);
+				return -EINVAL;
+			}
+			l->limit = v;
+			continue;
 		}
 		if (nfsfair_uint_parse(w[i + 1], NFSFAIR_WEIGHT_MAX, &v) < 0 || v == 0) {
 			snprintf(err, NFSFAIR_ERR_LEN, "'%s': a weight is 1 to %d",
@@ -126,8 +135,7 @@ int nfsfair_line_parse(const char *text, struct nfsfair_line *l, char *err)
 		return class_line(w, n, l, err);
 	if (!strcmp(w[0], "-A"))
 		return rule_line(w, n, l, err);
-	snprintf(err, NFSFAIR_ERR_LEN,
-		 "'%s': a line is '-N NAME [--weight W]' or '-A -s PREFIX -j TARGET [--origin O]'",
-		 w[0]);
+	snprintf(err, NFSFAIR_ERR_LEN, "'%s': a line is '%s' or '%s'", w[0],
+		 "-N NAME [--weight W] [--limit N]", "-A -s PREFIX -j TARGET [--origin O]");
 	return -EINVAL;
 }

@@ -5,12 +5,14 @@
 # addresses that LOAD-ARGS name, sets up TABLE through the nfsfair family,
 # runs tests/load/nfsfair-load LOAD-ARGS --json and writes to OUT one
 # JSON document: {"load": <the generator's report>, "clients": <client-get
-# dump, or null on a kernel without nfsfair>}.
+# dump, or null on a kernel without nfsfair>, "classes": <class-get dump,
+# or null>}.
 #
 # TABLE: "none" (nothing configured), "per-host" (127.0.0.0/8, each
 # address its own client), "per-client" (127.0.0.0/8, each NFSv4.1 client
-# ID its own client, per-host until bound), or "class:NAME=ADDR[+ADDR...]" items joined
-# by ",", each making the listed /32 addresses one class.
+# ID its own client, per-host until bound), or "class:NAME[/LIMIT]=ADDR[+ADDR...]" items
+# joined by ",", each making the listed /32 addresses one class, with that
+# thread limit if given.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/tests/uml/guest-lib.sh"
@@ -39,7 +41,12 @@ class:*)
 	IFS=, read -ra items <<< "${table#class:}"
 	for item in "${items[@]}"; do
 		name=${item%%=*}
-		ynl --do class-new --json "{\"name\": \"$name\"}" > /dev/null
+		limit=
+		if [[ $name == */* ]]; then
+			limit=", \"limit\": ${name#*/}"
+			name=${name%%/*}
+		fi
+		ynl --do class-new --json "{\"name\": \"$name\"$limit}" > /dev/null
 		IFS=+ read -ra addrs <<< "${item#*=}"
 		for a in "${addrs[@]}"; do
 			ynl --do rule-append --json \
@@ -53,6 +60,10 @@ class:*)
 esac
 
 "$top/tests/load/nfsfair-load" "$@" --json > /run/nfsfair-load.json
-clients=null
-[ "$table" != none ] && clients=$(ynl --dump client-get)
-printf '{"load": %s, "clients": %s}\n' "$(cat /run/nfsfair-load.json)" "$clients" > "$out"
+clients=null classes=null
+if [ "$table" != none ]; then
+	clients=$(ynl --dump client-get)
+	classes=$(ynl --dump class-get)
+fi
+printf '{"load": %s, "clients": %s, "classes": %s}\n' "$(cat /run/nfsfair-load.json)" \
+	"$clients" "$classes" > "$out"

@@ -28,20 +28,19 @@
 # --time-travel, so every rate below is wall-clock on a uniprocessor guest
 # sharing a 2-core host. The GETATTR load asks the hold hook for 10 ms, so
 # 8 threads serve at most 800 ops/s; a saturated run here measures 700
-# to 780 (load-generator.sh allows 640 to 805). The late client of 1 must
-# get 40% of 800, 320 ops/s: with the change it is one of two clients and
-# gets about half of what nfsd serves (350 to 390 ops/s seen, 44 to 48%
-# of 800); before it, it got nothing (its connection waits behind 16
-# unbound ones served first), and on a kernel without nfsfair 1/17
-# (5.9%). A loaded host lowers what nfsd serves in all, not the half: the
-# log shows both. Builds nothing: run `make -C tests/load` and
-# `make -C cli` on the host first.
+# to 780. The late client of 1 must get 40% of what nfsd serves: with the
+# change it is one of two clients and gets about half (350 to 390 ops/s
+# seen, 44 to 48% of 800); before it, it got nothing (its connection waits
+# behind 16 unbound ones served first), and on a kernel without nfsfair
+# 1/17 (5.9%). A loaded host lowers what nfsd serves in all, not the
+# half, so shares and rates relative to the same load's are checked,
+# never a fraction of 800 ops/s. Builds nothing: run `make -C tests/load`
+# and `make -C cli` on the host first.
 #
 # On the lockdep qemu guest (make check-smp-debug, NFSFAIR_GUEST=qemu)
 # every step is several times slower: loads run and polls wait $slow
-# times longer there, the late client is judged by its share of what
-# nfsd served rather than of 800 ops/s, and the replace rate and the
-# saturated rate after the flush are only reported (neither the python
+# times longer there, and the replace rate and the saturated rate after
+# the flush are only reported (neither the python
 # generator nor nfsd keeps its UML pace there).
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/tests/lib/tap.sh"
@@ -181,7 +180,10 @@ require "the nfsfair family answers, and no table exists" \
 	eval '"$ctl" -L > /dev/null && [ -z "$("$ctl" -S)" ]'
 
 # 1. The issue: a greedy client connects before any table exists.
-load_start early --group early:127.0.0.2:16:4 --warmup 0.5 --duration 7
+# (Each load runs some seconds longer than the checks made during it
+# take on an idle host: a busy one makes them slower, and a check that
+# the load still runs afterwards says whether it covered them.)
+load_start early --group early:127.0.0.2:16:4 --warmup 0.5 --duration 10
 early=$load_pid
 check "1: 16 connections from 127.0.0.2 open with no table" poll 3000 has_conns 127.0.0.2 16 ||
 	diag "saw $(conns_from 127.0.0.2)"
@@ -195,21 +197,19 @@ check "1: the 16 early connections are bound to per-host 127.0.0.2 within 2 s" \
 diag "per-host 127.0.0.2 held the 16 after $waited_ms ms"
 explain_diag 127.0.0.2
 load_done late "$late" "1: late 127.0.0.3"
+check "1: the early 16 were still loading nfsd when the late client's run ended" kill -0 "$early"
 late_ms=$(($(now_ms) - late_t0)) late_n=$(($(getattrs) - late_n0))
 ops=$(jsonv "$out/late.json" 'round(r["total_ops_per_s"], 1)')
 share=$(jsonv "$out/late.json" "round(100.0 * r['total_ops_per_s'] * $late_ms / 1000 / $late_n, 1)")
-if [ "$slow" -eq 1 ]; then
-	check "1: the late 1-connection client is served: $ops ops/s >= 40% of $full" \
-		json "$out/late.json" "r['total_ops_per_s'] >= 0.40 * $full"
-else
-	check "1: the late 1-connection client gets $share% >= 40% of what nfsd served" \
-		eval '[ "${share%.*}" -ge 40 ]'
-fi
+# Judged by its share of what nfsd served, not of 800 ops/s: a busy host
+# (or the debug guest) lowers what nfsd serves in all, not the half.
+check "1: the late 1-connection client gets $share% >= 40% of what nfsd served ($ops ops/s)" \
+	eval '[ "${share%.*}" -ge 40 ]'
 diag "late client: $ops ops/s, $(jsonv "$out/late.json" "round(100.0 * r['total_ops_per_s'] / $full, 1)")% of threads/hold; nfsd served $((late_n * 1000 / late_ms)) GETATTRs/s in all while it ran (its warm-up too), so its share was about $(jsonv "$out/late.json" "round(100.0 * r['total_ops_per_s'] * $late_ms / 1000 / $late_n, 1)")%"
 load_done early "$early" "1: early 127.0.0.2"
 
 # 2. A class for a busy peer, inserted under its load.
-load_start mid --group mid:127.0.0.4:16:4 --warmup 0.5 --duration 10
+load_start mid --group mid:127.0.0.4:16:4 --warmup 0.5 --duration 15
 mid=$load_pid
 check "2: 16 connections from 127.0.0.4" poll 3000 has_conns 127.0.0.4 16
 check "2: before the edit, they are per-host 127.0.0.4" \
@@ -253,7 +253,7 @@ check "3: the load was still running" kill -0 "$mid"
 load_done mid "$mid" "2, 3: 127.0.0.4 through the edits"
 
 # 4. Flush under load: every connection back on the single queue.
-load_start flush --group flush:127.0.0.4:16:4 --warmup 1.5 --duration 5
+load_start flush --group flush:127.0.0.4:16:4 --warmup 1.5 --duration 8
 flush=$load_pid
 check "4: 16 connections from 127.0.0.4, bound to per-host 127.0.0.4" \
 	poll 3000 explain 127.0.0.4 'len(r["clients"]) == 1 and r["clients"][0]["peer_connections"] == 16'
@@ -270,14 +270,16 @@ diag "after $waited_ms ms: $(conns_from 127.0.0.4) connections from 127.0.0.4"
 clients_diag "$out/c4.json"
 check "4: the load was still running" kill -0 "$flush"
 load_done flush "$flush" "4: 127.0.0.4 through the flush"
-# The measured 5 s start 1.5 s after the load, after the flush (made
-# about 0.5 s in) and its moves: a saturated nfsd, 80% to 100.6% of
-# threads/hold, as load-generator.sh allows for the same load in real time
-# (the 5 ops/s over 800 are the calls already held when measuring starts).
+# The measured 8 s start 1.5 s after the load, after the flush (made
+# about 0.5 s in) and its moves: nfsd as saturated as under the same load
+# in step 2 (what a busy host leaves of 800 ops/s is not the point): 80%
+# of that or more, and at most threads/hold (the 5 ops/s over 800 are the
+# calls already held when measuring starts).
 ops=$(jsonv "$out/flush.json" 'round(r["total_ops_per_s"], 1)')
+mid_ops=$(jsonv "$out/mid.json" 'round(r["total_ops_per_s"], 1)')
 if [ "$slow" -eq 1 ]; then
-	check "4: after the flush nfsd stays saturated: $ops ops/s in $((full * 8 / 10)) to $((full + 5))" \
-		json "$out/flush.json" "$((full * 8 / 10)) <= r['total_ops_per_s'] <= $((full + 5))"
+	check "4: after the flush nfsd stays saturated: $ops ops/s, 80% of step 2's $mid_ops or more, at most $((full + 5))" \
+		json "$out/flush.json" "0.8 * $mid_ops <= r['total_ops_per_s'] <= $((full + 5))"
 else
 	diag "4: not checked on this slow guest: $ops ops/s after the flush"
 fi
@@ -292,7 +294,7 @@ fi
 # likely because 127.0.0.5's transports are split between its old and
 # new client much of the time (each moves only at its next read): shown,
 # not asserted.
-load_start churn --group churn:127.0.0.5:16:4 --group one:127.0.0.6:1:16 --warmup 0.5 --duration 15
+load_start churn --group churn:127.0.0.5:16:4 --group one:127.0.0.6:1:16 --warmup 0.5 --duration 20
 churn=$load_pid
 check "5: 16 connections from 127.0.0.5 and 1 from 127.0.0.6" \
 	poll 3000 eval 'has_conns 127.0.0.5 16 && has_conns 127.0.0.6 1'

@@ -36,10 +36,10 @@ start_dns() {	# start_dns ADDR: dns-host.test is ADDR, with a TTL of 1 s
 		--bind-interfaces --port=53 --host-record=dns-host.test,$1 --local-ttl=1 \
 		--pid-file="$dir/dnsmasq.pid" 2>> "$dir/dnsmasq.log" &
 	dnsmasq_pid=$!
-	sleep 0.5
 }
 start_dns 127.0.0.6
-require "dnsmasq answers for dns-host.test" getent hosts dns-host.test
+require "dnsmasq answers for dns-host.test" \
+	wait_until 20 eval 'getent hosts dns-host.test > /dev/null'
 
 cat > "$dir/nfsfair.yaml" <<'YAML'
 classes:
@@ -92,7 +92,8 @@ with open(sys.argv[2], "a", buffering=1) as log:
             break
 PY
 listener=$!
-sleep 0.5
+# The daemon's READY is lost if it comes before the socket is bound.
+require "the notify socket is listening" wait_until 20 test -S "$dir/notify.sock"
 # --refresh 3600: only the records' TTL (1 s, so the 10 s floor) can make
 # the daemon look names up again within this test.
 start_daemon() {
@@ -114,9 +115,12 @@ check "starting over an applied table writes nothing" [ "$(gen)" = "$g" ]
 
 kill -9 $daemon; wait $daemon 2>/dev/null
 check "after kill -9 the table is still there" has_rule 127.0.0.4 '"class": "movers"' 10
+# Judged once it has looked at the table, not after a fixed time.
+nothing_written() { [ "$(grep -c "already in place, nothing written" "$log")" -gt "$1" ]; }
+applies=$(grep -c "already in place, nothing written" "$log")
 start_daemon
-sleep 1
-check "a restart after kill -9 converges with no write" [ "$(gen)" = "$g" ]
+check "a restart after kill -9 converges with no write" \
+	eval 'wait_until 20 nothing_written $applies && [ "$(gen)" = "$g" ]'
 
 # A broken file on reload: nothing changes, the daemon says so.
 cp "$dir/nfsfair.yaml" "$dir/good.yaml"
@@ -164,8 +168,13 @@ wait_for_count() {	# wait_for_count PATTERN FILE N: up to 15 s for N matching li
 }
 check "the reload with DNS down keeps working" \
 	wait_for_count "reloading $dir/nfsfair.yaml" "$log" 2
-sleep 1
-status=$("$nfsfaird" --status --state-dir "$state")
+# The status once that reload is written in it (its lookups fail first).
+status_now() {
+	status=$("$nfsfaird" --status --state-dir "$state") &&
+		grep -q '^host dns-host.test: .*last lookup failed' <<< "$status" &&
+		grep -q '^host mover-a.test: ' <<< "$status"
+}
+wait_until 30 status_now
 diag "$status"
 recent() {	# recent HOST: its last resolution is an ISO 8601 UTC time in the last minute
 	local t

@@ -122,7 +122,14 @@ nat=(--group nat1:127.0.0.2:2:8 --group nat2:127.0.0.2:2:8 --group other:127.0.0
      --proc v41 --hold-us 10000 --warmup 1 --duration 6 --timeout 60 --json)
 "$load" "${nat[@]}" > $work/per-client.json 2> $work/per-client.err &
 pid=$!
-sleep 2
+# Looked at once both of 127.0.0.2's client IDs hold their connections (a
+# busy host starts the load late), or once the load is over (and fails).
+bound() {
+	"$ctl" explain 127.0.0.2 > $work/explain &&
+		[ "$(grep -cE '^  client client-id .*; this peer.s 2$' $work/explain)" = 2 ] ||
+		! kill -0 $pid 2> /dev/null
+}
+wait_until 30 bound
 "$ctl" explain 127.0.0.2 > $work/explain
 "$ctl" explain 127.0.0.2 --json > $work/explain.json
 "$ctl" stats -w 1 > $work/stats

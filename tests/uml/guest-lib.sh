@@ -54,6 +54,20 @@ peers_of_port() {
 	done < <(tail -n +2 /proc/net/tcp)
 }
 
+# wait_until SECONDS CMD...: run CMD every 0.1 s until it succeeds or
+# SECONDS of wall time have passed; its status. A check of state that
+# shows up "during a run" waits for it: on a loaded host it comes late,
+# and a fixed sleep before looking then fails.
+wait_until() {
+	local end=$((${EPOCHREALTIME/./} + $1 * 1000000))
+
+	shift
+	until "$@"; do
+		[ "${EPOCHREALTIME/./}" -lt "$end" ] || return 1
+		sleep 0.1
+	done
+}
+
 # ynl ARGS...: the kernel tree's own netlink CLI, driving the nfsfair
 # family from its spec; no code of ours in between.
 ynl() {

@@ -42,9 +42,24 @@ usage 2 "nfsfair-ctl: -j 'per-client/40' is past /32 for an IPv4 prefix" \
 	-R 1 -s 127.0.0.0/8 -j per-client/40
 usage 2 "nfsfair-ctl: -j 'per-client/x': per-client takes a length from 1 to 128" \
 	-D -s 127.0.0.0/8 -j per-client/x
-names="a class name starts with neither '-', 'per-host' nor 'per-client'"
-usage 2 "nfsfair-ctl: -j 'per-client-x': $names" -C -s 127.0.0.0/8 -j per-client-x
-usage 2 "nfsfair-ctl: -N 'per-client': $names" -N per-client
+# Class names: the kernel's rule, refused before any netlink (issue 10).
+names="a class name is letters, digits, '.', '_' and '-', starting with a letter or a digit"
+usage 2 "nfsfair-ctl: -N 'per-client' is a target, not a class name" -N per-client
+usage 2 "nfsfair-ctl: -N 'a b': $names" -N 'a b'
+"$ctl" -N "$(printf 'x\n-F')" > "$tmp/out" 2> "$tmp/err"
+status=$?
+want="nfsfair-ctl: -N 'x\\x0a-F': $names"
+check "-N 'x<newline>-F': exit 2, the newline quoted as \\x0a" eval \
+	'[ $status = 2 ] && grep -qxF -- "$want" "$tmp/err"' || diag "$(cat "$tmp/err")"
+usage 2 "nfsfair-ctl: -N 'default' is a target, not a class name" -N default
+usage 2 "nfsfair-ctl: -N 'overflow' is a target, not a class name" -N overflow --weight 2
+usage 2 "nfsfair-ctl: -E 'per-host' is a target, not a class name" -E per-host --weight 2
+usage 2 "nfsfair-ctl: -X '.hidden': $names" -X .hidden
+usage 2 "nfsfair-ctl: -X 'caf\xc3\xa9': $names" -X café
+usage 2 "nfsfair-ctl: -j 'default' is a target, not a class name" -A -s 10.0.0.0/8 -j default
+usage 2 "nfsfair-ctl: -j 'a;b': $names" -I -s 10.0.0.0/8 -j 'a;b'
+usage 2 "nfsfair-ctl: -j 'overflow' is a target, not a class name" \
+	-C -s 127.0.0.0/8 -j overflow
 usage 2 "nfsfair-ctl: -L does not take -j TARGET" -L -j per-client
 usage 2 "nfsfair-ctl: -D takes NUM or -s SOURCE -j TARGET, not both" \
 	-D 1 -s 127.0.0.0/8 -j per-client
@@ -61,7 +76,20 @@ usage 2 "nfsfair-ctl: -R needs NUM" -R -s 10.0.0.0/8 -j movers
 usage 2 "nfsfair-ctl: -R '0': a position is a number from 1" -R 0 -s 10.0.0.0/8 -j movers
 usage 2 "nfsfair-ctl: -D needs NUM, or -s SOURCE and -j TARGET" -D -s 10.0.0.0/8
 usage 2 "nfsfair-ctl: -D takes NUM or -s SOURCE -j TARGET, not both" -D 1 -s 10.0.0.0/8 -j x
-usage 2 "nfsfair-ctl: -E needs --weight" -E movers
+usage 2 "nfsfair-ctl: -E needs --weight or --limit" -E movers
+# --limit: 0 (none) to 8192, on -N and -E only
+usage 2 "nfsfair-ctl: --limit 'x': a number from 0 to 8192" -N bulk --limit x
+usage 2 "nfsfair-ctl: --limit '8193': a number from 0 to 8192" -E bulk --limit 8193
+usage 2 "nfsfair-ctl: --limit '-1': a number from 0 to 8192" -N bulk --limit -1
+usage 2 "nfsfair-ctl: --limit '4.5': a number from 0 to 8192" -E bulk --weight 2 --limit 4.5
+usage 2 "nfsfair-ctl: --limit needs a value" -N bulk --limit
+usage 2 "nfsfair-ctl: -A does not take --limit" -A -s 10.0.0.0/8 -j bulk --limit 4
+usage 2 "nfsfair-ctl: classes does not take --limit" classes --limit 4
+usage 2 "nfsfair-ctl: unknown option '--lim'" -N bulk --lim 4
+usage 2 "nfsfair-ctl: -E: unexpected argument 'x'" -E bulk --limit 4 x
+# --pools: stats only, not with --openmetrics
+usage 2 "nfsfair-ctl: stats --openmetrics does not take --pools" stats --pools --openmetrics
+usage 2 "nfsfair-ctl: -L does not take --pools" -L --pools
 usage 2 "nfsfair-ctl: --weight '0': a number from 1 to 1000" -N movers --weight 0
 usage 2 "nfsfair-ctl: --origin '256': a number from 0 to 255" -F --origin 256
 usage 2 "nfsfair-ctl: -S does not take --json" -S --json
@@ -81,26 +109,40 @@ cat > "$tmp/good" <<'SAVE'
 # a comment
 -N movers --weight 2
 -N interactive --weight 1
+-N bulk --weight 1 --limit 4
 
 -A -s ::1/128 -j interactive
 -A -s 127.0.0.2/32 -j movers
+-A -s 127.0.0.3/32 -j bulk
 -A -s 10.0.0.0/8 -j per-host/24 --origin 7
 -A -s 127.0.0.0/8 -j per-client
 -A -s 2001:db8::/32 -j per-client/64 --origin 7
 SAVE
-check "restore --test of a good file: 2 classes, 5 rules" eval \
-	'"$ctl" restore --test "$tmp/good" | grep -qx "$tmp/good: 2 classes, 5 rules: OK"'
-sed '6s|.*|-A -s 127.0.0.2/8 -j movers|' "$tmp/good" > "$tmp/bad"
-usage 1 "nfsfair-ctl: $tmp/bad:6: '127.0.0.2/8': host bits set past /8" restore --test "$tmp/bad"
+check "restore --test of a good file: 3 classes, 6 rules" eval \
+	'"$ctl" restore --test "$tmp/good" | grep -qx "$tmp/good: 3 classes, 6 rules: OK"'
+sed '7s|.*|-A -s 127.0.0.2/8 -j movers|' "$tmp/good" > "$tmp/bad"
+usage 1 "nfsfair-ctl: $tmp/bad:7: '127.0.0.2/8': host bits set past /8" restore --test "$tmp/bad"
 printf -- '-N a\n-N b --weight x\n' > "$tmp/bad2"
 usage 1 "nfsfair-ctl: $tmp/bad2:2: 'x': a weight is 1 to 1000" restore --test "$tmp/bad2"
 printf -- '-A -s 127.0.0.0/8 -j per-client/33\n' > "$tmp/bad4"
 usage 1 "nfsfair-ctl: $tmp/bad4:1: 'per-client/33' is past /32 for an IPv4 prefix" \
 	restore --test "$tmp/bad4"
+printf -- '-N a\n-N default --weight 2\n' > "$tmp/names1"
+usage 1 "nfsfair-ctl: $tmp/names1:2: 'default' is a target, not a class name" \
+	restore --test "$tmp/names1"
+printf -- '-N .a\n' > "$tmp/names2"
+usage 1 "nfsfair-ctl: $tmp/names2:1: '.a': $names" restore --test "$tmp/names2"
+printf -- '-A -s 10.0.0.0/8 -j per-host\n-A -s 127.0.0.0/8 -j overflow\n' > "$tmp/names3"
+usage 1 "nfsfair-ctl: $tmp/names3:2: 'overflow' is a target, not a class name" \
+	restore --test "$tmp/names3"
 printf -- '-N a\n-N a\n' > "$tmp/bad3"
 usage 1 "nfsfair-ctl: $tmp/bad3:2: class 'a' again (first on line 1)" restore --test "$tmp/bad3"
 check "restore --test from stdin" eval \
-	'"$ctl" restore --test < "$tmp/good" | grep -qx "<stdin>: 2 classes, 5 rules: OK"'
+	'"$ctl" restore --test < "$tmp/good" | grep -qx "<stdin>: 3 classes, 6 rules: OK"'
+printf -- '-N a --limit 4\n-N b --limit 8193\n' > "$tmp/bad5"
+usage 1 "nfsfair-ctl: $tmp/bad5:2: '8193': a limit is 0 to 8192" restore --test "$tmp/bad5"
+printf -- '-N a --weight 2 --limit\n' > "$tmp/bad6"
+usage 1 "nfsfair-ctl: $tmp/bad6:1: --limit needs a value" restore --test "$tmp/bad6"
 usage 1 "nfsfair-ctl: $tmp/none: No such file or directory" restore --test "$tmp/none"
 # stats --openmetrics and --output: what they cannot go with
 usage 2 "nfsfair-ctl: stats --openmetrics does not take -w" stats --openmetrics -w 5

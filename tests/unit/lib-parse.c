@@ -94,8 +94,7 @@ static void test_contains(void)
 	ok(nfsfair_prefix_contains(&p, a.family, a.addr), "%s", "0.0.0.0/0 contains anything v4");
 }
 
-#define NAME_RULES "a class name starts with neither '-', 'per-host' nor 'per-client', " \
-	"and has no '/', '#' or space"
+#define NAME_RULES NFSFAIR_NAME_RULE
 
 static const struct {
 	const char *in;
@@ -112,20 +111,31 @@ static const struct {
 	{ "a-name-too-long-x", "'a-name-too-long-x': a class name is 1 to 15 bytes" },
 	{ "-movers", "'-movers': " NAME_RULES },
 	{ "a/b", "'a/b': " NAME_RULES },
-	{ "per-hostile", "'per-hostile': " NAME_RULES },
+	{ "per-hostile", NULL },	/* the kernel's rule: only the keywords themselves */
 	{ "per-client/0", "'per-client/0': per-client takes a length from 1 to 128" },
 	{ "per-client/129", "'per-client/129': per-client takes a length from 1 to 128" },
 	{ "per-client/", "'per-client/': per-client takes a length from 1 to 128" },
 	{ "per-client/-8", "'per-client/-8': per-client takes a length from 1 to 128" },
 	{ "per-client/24x", "'per-client/24x': per-client takes a length from 1 to 128" },
-	{ "per-clients", "'per-clients': " NAME_RULES },
-	{ "per-client-x", "'per-client-x': " NAME_RULES },
+	{ "per-clients", NULL },
+	{ "per-client-x", NULL },
 	{ "Per-client", NULL },	/* exact keywords: any other spelling is a class name */
+	/* issue 10: names that could not be restored, or inject save lines */
+	{ "a b", "'a b': " NAME_RULES },
+	{ "x\n-F", "'x\\x0a-F': " NAME_RULES },
+	{ "a#b", "'a#b': " NAME_RULES },
+	{ ".hidden", "'.hidden': " NAME_RULES },
+	{ "_x", "'_x': " NAME_RULES },
+	{ "caf\xc3\xa9", "'caf\\xc3\\xa9': " NAME_RULES },
+	{ "a\"b", "'a\\x22b': " NAME_RULES },
+	{ "default", "'default' is a target, not a class name" },
+	{ "overflow", "'overflow' is a target, not a class name" },
+	{ "9lives", NULL }, { "a.b_c-d", NULL }, { "Default", NULL },
 };
 
 static void test_targets(void)
 {
-	char err[NFSFAIR_ERR_LEN], desc[256];
+	char err[NFSFAIR_ERR_LEN], desc[256], in[128];
 	struct nfsfair_target t;
 	unsigned int i;
 	int ret;
@@ -133,7 +143,10 @@ static void test_targets(void)
 	for (i = 0; i < sizeof(targets) / sizeof(targets[0]); i++) {
 		err[0] = '\0';
 		ret = nfsfair_target_parse(targets[i].in, &t, err);
-		snprintf(desc, sizeof(desc), "target '%s' %s%s", targets[i].in,
+		/* odd bytes as \xNN, so that a newline cannot break the TAP line */
+		output_fmt_owner((const uint8_t *)targets[i].in, strlen(targets[i].in), in,
+				 sizeof(in));
+		snprintf(desc, sizeof(desc), "target '%s' %s%s", in,
 			 targets[i].err ? "refused: " : "parses",
 			 targets[i].err ? targets[i].err : "");
 		ok(targets[i].err ? ret < 0 && !strcmp(err, targets[i].err) : ret == 0, "%s", desc);
@@ -150,8 +163,12 @@ static void test_targets(void)
 	nfsfair_target_parse("Per-client", &t, err);
 	ok(t.kind == NFSFAIR_TARGET_CLASS, "%s", "'Per-client' is a class name");
 	ok(nfsfair_class_name_check("per-client", err) < 0 &&
-	   nfsfair_class_name_check("per-clientele", err) < 0, "%s",
-	   "class names starting with per-client are refused, as per-host ones");
+	   nfsfair_class_name_check("per-host", err) < 0 &&
+	   nfsfair_class_name_check("per-clientele", err) == 0, "%s",
+	   "the keywords per-client and per-host are not class names; longer words are");
+	ok(nfsfair_class_name_check("per-host", err) < 0 &&
+	   !strcmp(err, "'per-host' is a target, not a class name"), "%s",
+	   "class name 'per-host': a target, as the kernel says");
 }
 
 static const char *const rules[] = {
@@ -198,7 +215,14 @@ static const struct {
 	{ "-N movers --weight 0", "'0': a weight is 1 to 1000" },
 	{ "-N movers --weight 1001", "'1001': a weight is 1 to 1000" },
 	{ "-N", "-N needs a class name" },
-	{ "-N movers --limit 2", "-N does not take '--limit'" },
+	{ "-N movers --limit 2", NULL },
+	{ "-N movers --limit 0 --weight 3", NULL },
+	{ "-N movers --limit 8192", NULL },
+	{ "-N movers --limit 8193", "'8193': a limit is 0 to 8192" },
+	{ "-N movers --limit -1", "'-1': a limit is 0 to 8192" },
+	{ "-N movers --limit four", "'four': a limit is 0 to 8192" },
+	{ "-N movers --weight 2 --limit", "--limit needs a value" },
+	{ "-N movers --limits 2", "-N does not take '--limits'" },
 	{ "-A -s 10.0.0.1/8 -j movers", "'10.0.0.1/8': host bits set past /8" },
 	{ "-A -s 10.0.0.0/8", "-A needs -j TARGET" },
 	{ "-A -j movers", "-A needs -s PREFIX" },
@@ -206,17 +230,22 @@ static const struct {
 	{ "-A -s 10.0.0.0/8 -j per-client/33", "'per-client/33' is past /32 for an IPv4 prefix" },
 	{ "-A -s 10.0.0.0/8 -j per-client/",
 	  "'per-client/': per-client takes a length from 1 to 128" },
-	{ "-A -s 10.0.0.0/8 -j per-client-x", "'per-client-x': " NAME_RULES },
+	{ "-A -s 10.0.0.0/8 -j per-client-x", NULL },
+	{ "-N default", "'default' is a target, not a class name" },
+	{ "-N per-client --weight 2", "'per-client' is a target, not a class name" },
+	{ "-A -s 10.0.0.0/8 -j overflow", "'overflow' is a target, not a class name" },
+	{ "-N .x", "'.x': " NAME_RULES },
+	{ "-A -s 10.0.0.0/8 -j a\x01" "b", "'a\\x01b': " NAME_RULES },
 	{ "-A -s ::/0 -j per-client/128 --origin 3", NULL },
 	{ "-A -s 10.0.0.0/8 -j movers --origin 256", "'256': an origin is 0 to 255" },
 	{ "-A -s localhost -j movers", "'localhost': not an IPv4 or IPv6 address" },
-	{ "-I -s 10.0.0.0/8 -j movers", "'-I': a line is '-N NAME [--weight W]' or "
+	{ "-I -s 10.0.0.0/8 -j movers", "'-I': a line is '-N NAME [--weight W] [--limit N]' or "
 	  "'-A -s PREFIX -j TARGET [--origin O]'" },
 };
 
 static void test_lines(void)
 {
-	char err[NFSFAIR_ERR_LEN], desc[256];
+	char err[NFSFAIR_ERR_LEN], desc[256], in[128];
 	struct nfsfair_line l;
 	unsigned int i;
 	int ret;
@@ -224,7 +253,9 @@ static void test_lines(void)
 	for (i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
 		err[0] = '\0';
 		ret = nfsfair_line_parse(lines[i].line, &l, err);
-		snprintf(desc, sizeof(desc), "save line '%s': %s", lines[i].line,
+		output_fmt_owner((const uint8_t *)lines[i].line, strlen(lines[i].line), in,
+				 sizeof(in));
+		snprintf(desc, sizeof(desc), "save line '%s': %s", in,
 			 lines[i].err ? lines[i].err : "good");
 		ok(lines[i].err ? ret < 0 && !strcmp(err, lines[i].err) : ret == 0, "%s", desc);
 		if (lines[i].err && strcmp(err, lines[i].err))
@@ -235,6 +266,35 @@ static void test_lines(void)
 	   "-N movers --weight 7: name and weight");
 	nfsfair_line_parse("-N movers", &l, err);
 	ok(l.weight == 1, "%s", "-N without --weight: weight 1");
+	ok(l.limit == 0, "%s", "-N without --limit: no limit (0)");
+	nfsfair_line_parse("-N bulk --limit 4 --weight 2", &l, err);
+	ok(l.kind == NFSFAIR_LINE_CLASS && l.limit == 4 && l.weight == 2, "%s",
+	   "-N bulk --limit 4 --weight 2: limit 4, weight 2, in either order");
+}
+
+/* A class's attributes: the limit only when asked, so an old kernel is not sent one. */
+static void test_class_attrs(void)
+{
+	struct nlattr *tb[NFSFAIR_A_CLASS_MAX + 1];
+	struct nl_msg *msg;
+	int ret, pass;
+
+	for (pass = 0; pass < 3; pass++) {
+		msg = nlmsg_alloc();
+		ret = msg ? nfsfair_nla_put_class(msg, "bulk", 3, pass == 2 ? 0 : 4, pass) : -1;
+		if (!ret)
+			ret = nla_parse(tb, NFSFAIR_A_CLASS_MAX, nlmsg_attrdata(nlmsg_hdr(msg), 0),
+					nlmsg_attrlen(nlmsg_hdr(msg), 0), NULL);
+		ok(!ret && !strcmp(nla_get_string(tb[NFSFAIR_A_CLASS_NAME]), "bulk") &&
+		   nla_get_u32(tb[NFSFAIR_A_CLASS_WEIGHT]) == 3 &&
+		   (pass ? tb[NFSFAIR_A_CLASS_LIMIT] &&
+			   nla_get_u32(tb[NFSFAIR_A_CLASS_LIMIT]) == (pass == 2 ? 0u : 4u) :
+			   !tb[NFSFAIR_A_CLASS_LIMIT]), "%s",
+		   pass == 0 ? "class attributes: limit left out when not asked for" :
+		   pass == 1 ? "class attributes: limit 4 sent" :
+			       "class attributes: limit 0 sent, to clear one");
+		nlmsg_free(msg);
+	}
 }
 
 /* The text each rule reads as, and which pairs are the same rule. */
@@ -332,6 +392,7 @@ int main(void)
 	test_lines();
 	test_canonical();
 	test_netlink();
+	test_class_attrs();
 	test_owner();
 	test_counts();
 	printf("1..%d\n", count);

@@ -135,7 +135,8 @@ serve() {
 	rm -f "$tmp/port" "$tmp/first" "$tmp/first.events"
 	python3 "$top/tests/unit/load-fake-server.py" "$1" "$tmp/port" "$tmp/first" &
 	server_pid=$!
-	for _ in $(seq 50); do
+	# python starts slowly on a busy host: up to 30 s
+	for _ in $(seq 300); do
 		[ -s "$tmp/port" ] && break
 		sleep 0.1
 	done

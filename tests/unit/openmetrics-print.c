@@ -2,7 +2,8 @@
 /*
  * Known counters through stats --openmetrics' printer, without a kernel:
  * tests/unit/openmetrics.sh compares the output with what it expects and
- * gives it to promtool. Names and the namespace need escaping.
+ * gives it to promtool. Names and the namespace need escaping; a class
+ * with a limit, a class and a client ID split over pools.
  */
 #include <stdio.h>
 #include <string.h>
@@ -23,9 +24,15 @@ static struct nfsfair_rule rule(uint32_t pos, const char *prefix, const char *ta
 
 int main(void)
 {
+	static const struct nfsfair_pool movers_pools[] = {
+		{ .id = 0, .dispatches = 12000 }, { .id = 1, .dispatches = 345 },
+	};
+	static const struct nfsfair_pool client_pools[] = { { .id = 3, .dispatches = 99 } };
 	struct nfsfair_class classes[] = {
 		{ .name = "movers", .dispatches = 12345, .connections = 3, .peers = 2,
-		  .queued = 1, .qtime_total_us = 1500000, .qtime_max_us = 2500, .threads = 2 },
+		  .queued = 1, .qtime_total_us = 1500000, .qtime_max_us = 2500, .threads = 2,
+		  .limit = 4, .limit_skips = 17, .limit_time_us = 2000001, .threads_max = 4,
+		  .pools = movers_pools, .npools = 2 },
 		{ .name = "q\"uo\\te" },
 		{ .name = "line\nbreak", .qtime_total_us = 7 },
 		{ .name = "caf\xc3\xa9", .dispatches = 1 },
@@ -37,7 +44,8 @@ int main(void)
 	};
 	struct nfsfair_client clients[] = {
 		{ .kind = NFSFAIR_CLIENT_KIND_CLIENT_ID, .client_id = 0x6b0f2c1a00000003,
-		  .owner_len = 19, .connections = 2, .dispatches = 99, .peers = 1 },
+		  .owner_len = 19, .connections = 2, .dispatches = 99, .peers = 1,
+		  .pools = client_pools, .npools = 1 },
 	};
 	struct ctl_metrics m = {
 		.netns = "lab \"b\"\\2",

@@ -81,6 +81,34 @@ nfsfair_class_threads{namespace="lab \"b\"\\2",class="movers"} 2
 nfsfair_class_threads{namespace="lab \"b\"\\2",class="q\"uo\\te"} 0
 nfsfair_class_threads{namespace="lab \"b\"\\2",class="line\nbreak"} 0
 nfsfair_class_threads{namespace="lab \"b\"\\2",class="caf\\xc3\\xa9"} 0
+# HELP nfsfair_class_limit Most threads that may serve the class's connections at once; 0 for no limit.
+# TYPE nfsfair_class_limit gauge
+nfsfair_class_limit{namespace="lab \"b\"\\2",class="movers"} 4
+nfsfair_class_limit{namespace="lab \"b\"\\2",class="q\"uo\\te"} 0
+nfsfair_class_limit{namespace="lab \"b\"\\2",class="line\nbreak"} 0
+nfsfair_class_limit{namespace="lab \"b\"\\2",class="caf\\xc3\\xa9"} 0
+# HELP nfsfair_class_limit_skips_total Times the round passed over the class because it was at its limit.
+# TYPE nfsfair_class_limit_skips_total counter
+nfsfair_class_limit_skips_total{namespace="lab \"b\"\\2",class="movers"} 17
+nfsfair_class_limit_skips_total{namespace="lab \"b\"\\2",class="q\"uo\\te"} 0
+nfsfair_class_limit_skips_total{namespace="lab \"b\"\\2",class="line\nbreak"} 0
+nfsfair_class_limit_skips_total{namespace="lab \"b\"\\2",class="caf\\xc3\\xa9"} 0
+# HELP nfsfair_class_limit_seconds_total Time the class spent at its limit with connections waiting.
+# TYPE nfsfair_class_limit_seconds_total counter
+nfsfair_class_limit_seconds_total{namespace="lab \"b\"\\2",class="movers"} 2.000001
+nfsfair_class_limit_seconds_total{namespace="lab \"b\"\\2",class="q\"uo\\te"} 0.000000
+nfsfair_class_limit_seconds_total{namespace="lab \"b\"\\2",class="line\nbreak"} 0.000000
+nfsfair_class_limit_seconds_total{namespace="lab \"b\"\\2",class="caf\\xc3\\xa9"} 0.000000
+# HELP nfsfair_class_threads_max Most threads that served the class at once.
+# TYPE nfsfair_class_threads_max gauge
+nfsfair_class_threads_max{namespace="lab \"b\"\\2",class="movers"} 4
+nfsfair_class_threads_max{namespace="lab \"b\"\\2",class="q\"uo\\te"} 0
+nfsfair_class_threads_max{namespace="lab \"b\"\\2",class="line\nbreak"} 0
+nfsfair_class_threads_max{namespace="lab \"b\"\\2",class="caf\\xc3\\xa9"} 0
+# HELP nfsfair_class_pool_dispatches_total Requests dispatched from the class's connections by one pool's threads.
+# TYPE nfsfair_class_pool_dispatches_total counter
+nfsfair_class_pool_dispatches_total{namespace="lab \"b\"\\2",class="movers",pool="0"} 12000
+nfsfair_class_pool_dispatches_total{namespace="lab \"b\"\\2",class="movers",pool="1"} 345
 # HELP nfsfair_rule_hits_total Connections the rule classified, at accept and after a table change.
 # TYPE nfsfair_rule_hits_total counter
 nfsfair_rule_hits_total{namespace="lab \"b\"\\2",position="1",prefix="127.0.0.2/32",target="movers",origin="0"} 7
@@ -98,6 +126,9 @@ nfsfair_client_peers{namespace="lab \"b\"\\2",client_id="0x6b0f2c1a00000003",own
 # HELP nfsfair_client_queued_connections Connections of the NFSv4.1 client ID waiting for a thread now.
 # TYPE nfsfair_client_queued_connections gauge
 nfsfair_client_queued_connections{namespace="lab \"b\"\\2",client_id="0x6b0f2c1a00000003",owner="Linux \\x22host\\x22\\x01\\xff tail"} 0
+# HELP nfsfair_client_pool_dispatches_total Requests dispatched from an NFSv4.1 client ID's connections by one pool's threads.
+# TYPE nfsfair_client_pool_dispatches_total counter
+nfsfair_client_pool_dispatches_total{namespace="lab \"b\"\\2",client_id="0x6b0f2c1a00000003",owner="Linux \\x22host\\x22\\x01\\xff tail",pool="3"} 99
 # EOF
 EOF
 check "the printer prints exactly the lines expected" diff -u "$tmp/want" "$tmp/good"
@@ -140,7 +171,7 @@ check "service: Type=oneshot" grep -qx 'Type=oneshot' "$service"
 check "service: writes nfsfair.prom in Debian's textfile directory with --output" grep -qx \
 	'ExecStart=/usr/sbin/nfsfair-ctl stats --openmetrics --output /var/lib/prometheus/node-exporter/nfsfair.prom' \
 	"$service"
-check "service: no capability" grep -qx 'CapabilityBoundingSet=' "$service"
+check "service: CAP_NET_ADMIN only, which reading the counters needs" grep -qx 'CapabilityBoundingSet=CAP_NET_ADMIN' "$service"
 check "service: writes only the textfile directory" eval \
 	'grep -qx "ProtectSystem=strict" "$service" && grep -qx "ReadWritePaths=-/var/lib/prometheus/node-exporter" "$service"'
 check "service: no network namespace of its own" eval '! grep -q "^PrivateNetwork=" "$service"'
@@ -151,7 +182,9 @@ out=$(groff -man -Tutf8 -ww -z "$top/cli/nfsfair-ctl.8" 2>&1)
 check "cli/nfsfair-ctl.8 renders without warnings" [ -z "$out" ] || diag "$out"
 sed 's/\\//g' "$top/cli/nfsfair-ctl.8" > "$tmp/page"
 for w in nfsfair-metrics.service nfsfair-metrics.timer /var/lib/prometheus/node-exporter/nfsfair.prom \
-	--openmetrics --output; do
+	--openmetrics --output nfsfair_class_limit nfsfair_class_limit_skips_total \
+	nfsfair_class_limit_seconds_total nfsfair_class_threads_max \
+	nfsfair_class_pool_dispatches_total nfsfair_client_pool_dispatches_total; do
 	check "cli/nfsfair-ctl.8 names $w" grep -qF -- "$w" "$tmp/page"
 done
 tap_done
