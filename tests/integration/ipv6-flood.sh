@@ -1,0 +1,368 @@
+#!/bin/bash
+# guest-args: --mem 1G --append slub_debug=U
+# Inside the guest: an IPv6 address flood (issue 10, item 4). 5,000
+# source addresses of fd00:f100::/64 on lo each open a connection to
+# nfsd and have one NULL call answered (ipv6-flood-conns.c, built here
+# with gcc), three times:
+#
+#  1. under -s ::/0 -j per-host (each /128 a client): the per-host
+#     clients stop at the documented cap, SVC_FAIR_MAX_HOSTS = 4096 per
+#     service, and the other 904 connections share one overflow client;
+#     nfsfair's objects in the kernel grow by no more than 4097 clients
+#     and 5000 peer entries;
+#  2. under -s ::/0 -j per-host/64: the whole flood is one client, and a
+#     well-behaved client from fd00:f200::/64 (nfsfair-load, 2 x 8 calls)
+#     gets 40% or more of nfsd's dispatches (half is its due) while every
+#     flood connection keeps a call outstanding, by the kernel's
+#     client-get counters between two dumps;
+#  3. with no table: today's single queue, every connection served.
+#
+# In each, once the flood is busy (one GETATTR of the hold hook's handle,
+# 5 ms, outstanding on each connection), the well-behaved client runs
+# and its share is printed against what the rules give it: under /128 it
+# arrives after the cap is full and lands in the overflow client, one
+# turn in 4097 shared with 904 flood connections, so it is all but
+# starved (reported, not failed: that is the cap doing what it says);
+# with no table it is 2 of 5002 connections. Closing the flood frees
+# every client and object. The console must show no warning, BUG,
+# refcount or list report, nor nfsd closing connections over its limit
+# (max_connections is raised to keep all 5000).
+#
+# With slub_debug=U (the guest-args line) nfsfair's live objects are
+# counted by allocating function (debugfs slab/kmalloc-*/alloc_traces);
+# without it those checks are skipped. Run `make -C tests/load` and
+# `make -C cli` on the host first.
+top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/tests/lib/tap.sh"
+. "$top/tests/uml/guest-lib.sh"
+
+ctl=$top/cli/nfsfair-ctl
+load=$top/tests/load/nfsfair-load
+out=/run/nfsfair/ipv6-flood
+flood=$out/ipv6-flood-conns
+mkdir -p "$out"
+
+n=5000				# flood connections, one per address
+cap=4096			# SVC_FAIR_MAX_HOSTS, include/linux/sunrpc/svc_fair.h
+hold=5000			# us each flood and well-behaved call holds a thread
+good=fd00:f200::1		# the well-behaved client, outside the flood's /64
+slow=1
+[ "${NFSFAIR_GUEST:-uml}" = qemu ] && slow=20
+
+# py EXPR-SCRIPT ARGS...: /usr/bin/python3, for the JSON of ynl and explain.
+py() {
+	/usr/bin/python3 -c "$@"
+}
+
+# wait_for SECONDS CMD...: poll CMD every 0.2 s until it succeeds.
+wait_for() {
+	local deadline=$(($(date +%s) + $1))
+	shift
+	until "$@"; do
+		[ "$(date +%s)" -lt "$deadline" ] || return 1
+		sleep 0.2
+	done
+}
+
+# ours: "OBJECTS BYTES" the kernel holds now for allocations made by
+# nfsfair's code (the allocating function is svc_fair_* or nfsfair_*:
+# UML records no stack), over every slab cache; empty without slub_debug=U.
+ours() {
+	local d f size
+	[ -d /sys/kernel/debug/slab ] || return 0
+	for d in /sys/kernel/debug/slab/kmalloc-*/; do
+		f=$d/alloc_traces
+		[ -r "$f" ] || continue
+		size=$(cat "/sys/kernel/slab/$(basename "$d")/object_size" 2> /dev/null) || continue
+		awk -v size="$size" '$2 ~ /^(svc_fair|nfsfair)/ { n += $1; b += $1 * size }
+			END { printf "%d %d\n", n, b }' "$f"
+	done | awk '{ n += $1; b += $2 } END { printf "%d %d\n", n, b }'
+}
+
+# callers: nfsfair's live objects by allocating function and size, for the log.
+callers() {
+	local d f size
+	[ -d /sys/kernel/debug/slab ] || return 0
+	for d in /sys/kernel/debug/slab/kmalloc-*/; do
+		f=$d/alloc_traces
+		[ -r "$f" ] || continue
+		size=$(cat "/sys/kernel/slab/$(basename "$d")/object_size" 2> /dev/null) || continue
+		awk -v size="$size" '$2 ~ /^(svc_fair|nfsfair)/ { split($2, fn, "+"); print fn[1], size, $1 }' "$f"
+	done | awk '{ n[$1 " x " $2 " B"] += $3 } END { for (k in n) printf "%s: %d, ", k, n[k] }'
+}
+
+# sunreclaim: unreclaimable slab now, in kB.
+sunreclaim() {
+	awk '/^SUnreclaim:/ { print $2 }' /proc/meminfo
+}
+
+# kinds FILE: "PERHOST OVERFLOW OVERFLOW_CONNS CONNS CLIENTS" of a client-get dump.
+kinds() {
+	py 'import json, sys
+c = json.load(open(sys.argv[1]))
+ph = [x for x in c if x["kind"] == "per-host"]
+ov = [x for x in c if x["kind"] == "overflow"]
+print(len(ph), len(ov), sum(x["connections"] for x in ov), sum(x["connections"] for x in c), len(c))' "$1"
+}
+
+# share EXPLAIN BEFORE AFTER: the well-behaved client's clients (from its
+# explain --json) and their part of all dispatches between two client-get
+# dumps, as "GOOD_DISPATCHES ALL_DISPATCHES PERCENT CLIENTS_WITH_WORK";
+# fails when one of its clients is missing from either dump.
+share() {
+	py 'import ipaddress, json, sys
+ex = json.load(open(sys.argv[1]))[0]["clients"]
+def key(c):
+	if "prefix" in c:
+		return (c["kind"], ipaddress.ip_network(c["prefix"], strict=False))
+	a = c.get("addr6") or c.get("addr4")
+	if a:
+		return (c["kind"], ipaddress.ip_network("%s/%d" % (a, c["prefix-len"]), strict=False))
+	return (c["kind"], c.get("class"))
+mine = {key(c) for c in ex}
+b = {key(c): c["dispatches"] for c in json.load(open(sys.argv[2]))}
+a = {key(c): c["dispatches"] for c in json.load(open(sys.argv[3]))}
+if not mine or not all(k in a and k in b for k in mine):
+	sys.exit("its clients %s are not in both dumps" % sorted(map(str, mine)))
+d = {k: v - b.get(k, 0) for k, v in a.items()}
+total = sum(d.values())
+g = sum(v for k, v in d.items() if k in mine)
+print(g, total, "%.3f" % (100.0 * g / max(total, 1)), sum(1 for v in d.values() if v > 0))' "$@"
+}
+
+# flood_line WORD: the helper's last line starting with WORD.
+flood_line() {
+	grep "^$1 " "$out/flood.out" | tail -n 1
+}
+
+# busy_snapshot: ask the helper for its counts and print its answer.
+busy_snapshot() {
+	local before
+	before=$(grep -c '^busy ' "$out/flood.out")
+	kill -USR2 "$fpid"
+	wait_for 10 eval '[ "$(grep -c "^busy " "$out/flood.out")" -gt "$before" ]'
+	flood_line busy
+}
+
+# field LINE NAME: the number after NAME in a helper line.
+field() {
+	sed -n "s/.* $2 \([0-9.]*\).*/\1/p" <<< " $1"
+}
+
+if [ ! -x "$load" ] || [ ! -x "$ctl" ]; then
+	diag "run 'make -C tests/load' and 'make -C cli' on the host before booting the guest"
+fi
+require "tests/load/nfsfair-load and cli/nfsfair-ctl are built" test -x "$load" -a -x "$ctl"
+require "the flood helper builds" gcc -O2 -Wall -Wextra -Werror -o "$flood" \
+	"$top/tests/integration/ipv6-flood-conns.c"
+[ ! -d /sys/kernel/debug ] || mountpoint -q /sys/kernel/debug ||
+	mount -t debugfs debugfs /sys/kernel/debug
+# one descriptor per connection, for nfsfair-load and ip
+ulimit -n 65536
+
+# nfsd keeps (threads + 3) x 20 connections and closes the oldest past
+# that; the flood must stay whole, so the limit goes above it first.
+mountpoint -q /proc/fs/nfsd || mount -t nfsd nfsd /proc/fs/nfsd
+echo $((n * 2)) > /proc/fs/nfsd/max_connections
+require "nfsd starts with 8 threads" nfsd_start 8
+# AUTH_SYS calls other than NULL need the peer in an export
+require "the flood's and the client's /64s are exported" eval '
+	exportfs -i -o rw,insecure,no_root_squash,no_subtree_check,fsid=0 "[fd00:f100::]/64:$nfsfair_export" &&
+	exportfs -i -o rw,insecure,no_root_squash,no_subtree_check,fsid=0 "[fd00:f200::]/64:$nfsfair_export"'
+
+for ((i = 1; i <= n; i++)); do
+	printf 'address add fd00:f100::%x/128 dev lo nodad\n' "$i"
+done > "$out/addrs"
+echo "address add $good/128 dev lo nodad" >> "$out/addrs"
+t0=$(date +%s.%N)
+ip -6 -batch "$out/addrs"
+t1=$(date +%s.%N)
+got=$(ip -6 -o addr show dev lo | grep -c ' fd00:f100::')
+require "$n addresses of fd00:f100::/64 on lo (saw $got)" [ "$got" -eq "$n" ]
+diag "ip -batch added $((n + 1)) addresses in $(py 'import sys; print("%.2f" % (float(sys.argv[2]) - float(sys.argv[1])))' "$t0" "$t1") s"
+
+# good_run NAME TAG: nfsfair-load from $good while the flood is busy,
+# counting its completions per 250 ms; a client-get dump and a flood
+# snapshot two seconds into its measured time, and again four seconds
+# later. Sets good_rc, good_ops, good_kinds (the kinds of the clients
+# holding its connections), good_share ("GOOD ALL PERCENT ACTIVE" from
+# the kernel's dispatch counters between the dumps; empty with no table)
+# and good_calls ("GOOD FLOOD PERCENT": completions in the same window).
+good_run() {
+	local name=$1 tag=$2 gpid b1 b2
+	"$load" --server ::1 --group "good:$good:2:8" --proc getattr --hold-us "$hold" \
+		--warmup $((1 * slow)) --duration $((12 * slow)) --timeout $((30 * slow)) \
+		--window-ms 250 --json > "$out/$tag-good.json" 2> "$out/$tag-good.err" &
+	gpid=$!
+	good_kinds= good_share=
+	if [ "$(ynl --dump rule-get)" != "[]" ]; then
+		wait_for $((10 * slow)) eval '"$ctl" explain $good --json > "$out/$tag-explain.json" &&
+			py "import json, sys; sys.exit(not any(c[\"peer_connections\"] == 2
+				for c in json.load(open(sys.argv[1]))[0][\"clients\"]))" "$out/$tag-explain.json"'
+		good_kinds=$(py 'import json, sys
+print(",".join(c["kind"] for c in json.load(open(sys.argv[1]))[0]["clients"]))' "$out/$tag-explain.json")
+	fi
+	# both dumps well inside its 1 + 12 s, ynl taking a second or two
+	sleep $((2 * slow))
+	ynl --dump client-get > "$out/$tag-d1.json"
+	b1=$(busy_snapshot)
+	sleep $((4 * slow))
+	ynl --dump client-get > "$out/$tag-d2.json"
+	b2=$(busy_snapshot)
+	wait "$gpid"
+	good_rc=$?
+	[ -z "$good_kinds" ] ||
+		good_share=$(share "$out/$tag-explain.json" "$out/$tag-d1.json" "$out/$tag-d2.json" 2>&1)
+	good_ops=$(py 'import json, sys; print(json.load(open(sys.argv[1]))["groups"][0]["ops"])' \
+		"$out/$tag-good.json" 2> /dev/null)
+	# the load's windows that fall between the two snapshots
+	good_calls=$(py 'import json, sys
+r = json.load(open(sys.argv[1]))
+t1, t2, f1, f2 = (float(x) for x in sys.argv[2:])
+w = r["window_ms"] / 1000.0
+s = r["start_ns"] / 1e9
+g = sum(n for i, n in enumerate(r["groups"][0]["windows"]) if t1 <= s + i * w and s + (i + 1) * w <= t2)
+span = sum(w for i, n in enumerate(r["groups"][0]["windows"]) if t1 <= s + i * w and s + (i + 1) * w <= t2)
+f = (f2 - f1) * span / (t2 - t1)
+print(g, int(f), "%.3f" % (100.0 * g / max(g + f, 1)))' "$out/$tag-good.json" \
+		"$(field "$b1" at)" "$(field "$b2" at)" "$(field "$b1" replies)" "$(field "$b2" replies)" \
+		2> /dev/null)
+}
+
+# flood_phase NAME TAG: start the flood under whatever table is loaded,
+# wait until every connection has had its NULL call answered, and dump
+# the clients into perhost, overflow, ovconns, conns and nclients.
+flood_phase() {
+	local name=$1 tag=$2 opened slab0 slab1
+	phase_start=$(date +%s)
+	objs0=$(ours)
+	slab0=$(sunreclaim)
+	: > "$out/flood.out"
+	"$flood" fd00:f100:: "$n" ::1 2049 "$hold" > "$out/flood.out" 2> "$out/$tag-flood.err" &
+	fpid=$!
+	wait_for $((120 * slow)) eval 'grep -q "^open " "$out/flood.out"'
+	opened=$(flood_line open)
+	check "$name: $n connections made, each NULL call answered ($opened)" \
+		[ "$(field "$opened" connected)" = "$n" -a "$(field "$opened" null-replies)" = "$n" ] ||
+		diag "helper: $(head -3 "$out/$tag-flood.err")"
+	ynl --dump client-get > "$out/$tag-clients.json"
+	objs1=$(ours)
+	slab1=$(sunreclaim)
+	read -r perhost overflow ovconns conns nclients <<< "$(kinds "$out/$tag-clients.json")"
+	diag "$name: client-get: $nclients clients, $perhost per-host, $overflow overflow" \
+		"holding $ovconns connections, $conns connections in all"
+	diag "$name: unreclaimable slab +$((slab1 - slab0)) kB with the flood's $n connections open"
+	if [ -n "$objs0" ]; then
+		diag "$name: nfsfair's live objects: ${objs0% *} ($((${objs0#* } / 1024)) kB) before," \
+			"${objs1% *} ($((${objs1#* } / 1024)) kB) with the flood"
+	fi
+}
+
+# flood_busy: keep a call outstanding on every flood connection, and
+# wait until replies come back.
+flood_busy() {
+	kill -USR1 "$fpid"
+	wait_for $((20 * slow)) eval '[ "$(field "$(busy_snapshot)" replies)" -gt 0 ]'
+}
+
+# flood_end NAME TAG: close the flood; its clients and objects must go.
+flood_end() {
+	local name=$1 tag=$2 last rc objs2
+	kill -TERM "$fpid"
+	wait "$fpid"
+	rc=$?
+	last=$(flood_line busy)
+	check "$name: no flood connection failed, was closed or got an RPC error ($last)" \
+		[ "$rc" -eq 0 ] || diag "helper: $(head -3 "$out/$tag-flood.err")"
+	check "$name: once the flood is gone, no client is left" wait_for $((30 * slow)) \
+		eval '[ "$(ynl --dump client-get)" = "[]" ]'
+	if [ -n "$objs0" ]; then
+		# the last transports are freed after an RCU grace period
+		wait_for $((10 * slow)) eval '[ "$(ours)" = "$objs0" ]'
+		objs2=$(ours)
+		check "$name: nfsfair's live objects back to ${objs0% *} (${objs2% *})" \
+			[ "${objs2% *}" -eq "${objs0% *}" ]
+	fi
+	diag "$name: $(($(date +%s) - phase_start)) s"
+}
+
+# --- 1. per-host /128: the cap ---
+"$ctl" -F
+require "table: -s ::/0 -j per-host" "$ctl" -A -s ::/0 -j per-host
+flood_phase per-host/128 ph128
+check "per-host/128: $cap per-host clients, the cap (saw $perhost)" [ "$perhost" -eq "$cap" ]
+check "per-host/128: one overflow client holds the other $((n - cap)) connections (saw $overflow holding $ovconns)" \
+	[ "$overflow" -eq 1 -a "$ovconns" -eq $((n - cap)) ]
+check "per-host/128: the dump counts all $n connections in $((cap + 1)) clients ($conns in $nclients)" \
+	[ "$conns" -eq "$n" -a "$nclients" -eq $((cap + 1)) ]
+if [ -n "$objs0" ]; then
+	# a client (one kmalloc-512 object with one pool) and a peer entry
+	# (kmalloc-64) per address: anything kept per connection past the
+	# cap, or per address twice, would show as hundreds more
+	added=$((${objs1% *} - ${objs0% *}))
+	check "per-host/128: nfsfair's objects grew by $added: at most $((cap + 1)) clients and $n peer entries" \
+		[ "$added" -le $((cap + 1 + n)) ]
+	diag "per-host/128: $(((${objs1#* } - ${objs0#* }) / 1024)) kB of nfsfair objects for $n peers;" \
+		"by allocating function: $(callers)"
+fi
+flood_busy
+good_run per-host/128 ph128
+read -r g all pct active <<< "$good_share"
+check "per-host/128: the late well-behaved client is in the overflow client, the cap being full ($good_kinds)" \
+	[ "$good_kinds" = overflow ]
+diag "per-host/128: the well-behaved client's client ($good_kinds) got $pct% of dispatches" \
+	"($g of $all, $active clients dispatched); an equal turn among $((cap + 2)) busy clients" \
+	"would be $(py 'print("%.3f" % (100.0 / 4098))')%, and overflow shares its turn with" \
+	"$((n - cap)) flood connections"
+diag "per-host/128: by completions in the same window: $good_calls (good, flood, %);" \
+	"nfsfair-load: $good_ops calls in 12 s, exit $good_rc"
+diag "per-host/128: flood $(flood_line busy)"
+flood_end per-host/128 ph128
+
+# --- 2. per-host /64: the flood is one client ---
+"$ctl" -F
+require "table: -s ::/0 -j per-host/64" "$ctl" -A -s ::/0 -j per-host/64
+flood_phase per-host/64 ph64
+check "per-host/64: one client for the flood's /64 holds all $n connections ($nclients clients, $perhost per-host, $conns connections)" \
+	[ "$nclients" -eq 1 -a "$perhost" -eq 1 -a "$conns" -eq "$n" ]
+flood_busy
+good_run per-host/64 ph64
+read -r g all pct active <<< "$good_share"
+check "per-host/64: nfsfair-load exits 0 with calls completed (${good_ops:-none})" \
+	[ "$good_rc" -eq 0 -a "${good_ops:-0}" -gt 0 ] || diag "stderr: $(cat "$out/ph64-good.err")"
+check "per-host/64: the well-behaved client is a per-host client of its own ($good_kinds)" \
+	[ "$good_kinds" = per-host ]
+check "per-host/64: it gets 40% or more of nfsd's dispatches ($pct%, $g of $all)" \
+	py 'import sys; sys.exit(not float(sys.argv[1]) >= 40)' "${pct:-0}" ||
+	diag "kernel counters: $good_share"
+diag "per-host/64: the well-behaved client got $pct% of dispatches ($g of $all) against 50%" \
+	"for one of $active busy clients; by completions in the same window $good_calls" \
+	"(good, flood, %); nfsfair-load: $good_ops calls in 12 s"
+check "per-host/64: every flood connection is served within 60 s" \
+	wait_for $((60 * slow)) eval '[ "$(field "$(busy_snapshot)" served)" -eq "$n" ]'
+diag "per-host/64: flood $(flood_line busy)"
+flood_end per-host/64 ph64
+
+# --- 3. no table: today's single queue ---
+"$ctl" -F
+check "no table: -S lists no rule" eval '[ -z "$("$ctl" -S)" ]'
+flood_phase none none
+check "none: the kernel keeps no client ($nclients)" [ "$nclients" -eq 0 ]
+flood_busy
+good_run none none
+# one of 5002 busy connections: a few calls in 12 s, maybe none
+check "none: nfsfair-load runs to its end without an error" \
+	[ "$good_rc" -eq 0 ] || diag "stderr: $(cat "$out/none-good.err")"
+check "none: every flood connection is served within 60 s" \
+	wait_for $((60 * slow)) eval '[ "$(field "$(busy_snapshot)" served)" -eq "$n" ]'
+diag "none: by completions the well-behaved client got $good_calls (good, flood, %);" \
+	"as 2 of $((n + 2)) busy connections it would get $(py 'print("%.3f" % (200.0 / 5002))')%;" \
+	"nfsfair-load: $good_ops calls in 12 s"
+diag "none: flood $(flood_line busy)"
+flood_end none none
+
+bad=$(dmesg | grep -E 'WARNING|BUG|Oops|refcount_t|list_(add|del) corruption|too many open connections' || true)
+check "no warning, BUG, refcount or list report, nor connections closed over the limit, on the console" \
+	[ -z "$bad" ] || diag "console: $(head -5 <<< "$bad")"
+
+tap_done
