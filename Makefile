@@ -15,7 +15,7 @@ INTEGRATION_SUITES := $(sort $(wildcard tests/integration/*.sh))
 SUITES := $(UNIT_SUITES) tests/kunit/run $(INTEGRATION_SUITES) tests/bench/smoke.sh
 
 .PHONY: all help deps kernel kernel-baseline export-series netlink-gen userspace check bench \
-	bench-overhead bench-real-client bench-dispatch-cost deps-qemu kernel-smp kernel-baseline-smp kernel-debug-smp check-smp-debug bench-smp fuzz \
+	bench-overhead bench-real-client bench-dispatch-cost kernel-deb deps-qemu kernel-smp kernel-baseline-smp kernel-debug-smp check-smp-debug bench-smp fuzz \
 	demo clean distclean
 
 all: kernel userspace
@@ -39,6 +39,7 @@ help:
 	@echo "                      CFLAGS, CPPFLAGS and LDFLAGS from the environment are added"
 	@echo "make deb              the Debian package nfsfair-tools in build/deb/, lintian-clean"
 	@echo "make check            build what is needed and run every test suite"
+	@echo "make check-churn      netns-churn.sh's full 200 namespace cycles (make check: 40)"
 	@echo "make bench            the fairness tables, baseline against nfsfair (build/bench/)"
 	@echo "make bench-overhead   the dispatch path's cost, and table changes, in real time"
 	@echo "make bench-real-client  a kernel NFS client walking and reading, alone and loaded"
@@ -46,9 +47,10 @@ help:
 	@echo "make kernel-smp       the patched x86_64 kernel for the qemu SMP guest"
 	@echo "make kernel-baseline-smp  the same without our series"
 	@echo "make kernel-debug-smp the patched x86_64 kernel with lockdep and friends"
+	@echo "make kernel-deb       an x86_64 linux-image .deb: Debian's config plus the series (hours)"
 	@echo "make check-smp-debug  the guest suites on it, 2 CPUs, then its consoles checked"
 	@echo "make bench-smp        on a 2-CPU qemu guest: the XPT_BUSY case, overhead, accept cost"
-	@echo "make fuzz             fuzz nfsfaird's YAML loader for FUZZ_SECONDS (600)"
+	@echo "make fuzz             fuzz the YAML loader, the restore file and the command line, FUZZ_SECONDS (600) each"
 	@echo "make demo             boot the patched kernel and show nfsfair at work"
 	@echo "make clean            remove build products but keep the unpacked trees"
 	@echo "make distclean        remove build/ entirely"
@@ -74,6 +76,11 @@ kernel-baseline-smp: deps-qemu
 kernel-debug-smp: deps-qemu
 	@kernel/scripts/build-kernel nfsfair-debug x86_64
 
+# Not in make check: a distribution kernel takes hours on 2 cores.
+kernel-deb:
+	@scripts/deps kernel-deb
+	@kernel/scripts/build-deb
+
 # The guest suites under real concurrency with lockdep (not timed: TCG).
 check-smp-debug: kernel-debug-smp userspace
 	@NFSFAIR_GUEST_RUNNER="tests/qemu/run --smp 2 --timeout 1200 --append loglevel=5 \
@@ -91,6 +98,11 @@ userspace: deps
 
 check: kernel kernel-baseline userspace
 	@tests/run-suites $(SUITES)
+
+# The suite's own guest-args line, a longer timeout, 200 cycles.
+check-churn: kernel userspace
+	@tests/uml/run --timeout 2400 $$(sed -n 's/^# guest-args: //p' tests/integration/netns-churn.sh) \
+		tests/integration/netns-churn.sh 200
 
 bench: kernel kernel-baseline userspace
 	@tests/bench/fairness $(BENCH_ARGS)
