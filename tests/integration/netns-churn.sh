@@ -237,20 +237,8 @@ callers() {
 	done | sort
 }
 
-# ours: "OBJECTS BYTES" the kernel holds now for allocations made by
-# nfsfair's code (the allocating function is svc_fair_* or nfsfair_*:
-# UML records no stack), over every slab cache; empty without slub_debug=U.
-ours() {
-	local d f size
-	[ -d /sys/kernel/debug/slab ] || return 0
-	for d in /sys/kernel/debug/slab/*/; do
-		f=$d/alloc_traces
-		[ -r "$f" ] || continue
-		size=$(cat "/sys/kernel/slab/$(basename "$d")/object_size" 2> /dev/null) || continue
-		awk -v size="$size" '$2 ~ /^(svc_fair|nfsfair)/ { n += $1; b += $1 * size }
-			END { printf "%d %d\n", n, b }' "$f"
-	done | awk '{ n += $1; b += $2 } END { printf "%d %d\n", n, b }'
-}
+# ours: "OBJECTS BYTES" of nfsfair's live allocations (guest-lib.sh).
+ours() { nfsfair_objects; }
 
 # meminfo FIELD: a /proc/meminfo figure in kB.
 meminfo() {

@@ -78,3 +78,18 @@ ynl() {
 		--schema "$top/build/linux/Documentation/netlink/genetlink.yaml" \
 		--output-json "$@"
 }
+
+# nfsfair_objects: "COUNT BYTES" of nfsfair's live slab objects, counted
+# by allocating function (svc_fair*, nfsfair*) in every cache's
+# alloc_traces (UML records no stack); empty without slub_debug=U.
+nfsfair_objects() {
+	local d f size
+	[ -d /sys/kernel/debug/slab ] || return 0
+	for d in /sys/kernel/debug/slab/*/; do
+		f=$d/alloc_traces
+		[ -r "$f" ] || continue
+		size=$(cat "/sys/kernel/slab/$(basename "$d")/object_size" 2> /dev/null) || continue
+		awk -v size="$size" '$2 ~ /^(svc_fair|nfsfair)/ { n += $1; b += $1 * size }
+			END { printf "%d %d\n", n, b }' "$f"
+	done | awk '{ n += $1; b += $2 } END { printf "%d %d\n", n, b }'
+}
