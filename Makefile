@@ -12,10 +12,11 @@ USERSPACE_DIRS := $(dir $(wildcard lib/Makefile cli/Makefile daemon/Makefile tes
 # UML guest of their own (tests/run-suites).
 UNIT_SUITES := $(sort $(wildcard tests/unit/*.sh))
 INTEGRATION_SUITES := $(sort $(wildcard tests/integration/*.sh))
-SUITES := $(UNIT_SUITES) tests/kunit/run $(INTEGRATION_SUITES) tests/bench/smoke.sh
+SUITES := $(UNIT_SUITES) tests/kunit/run $(INTEGRATION_SUITES) tests/systemd/check tests/bench/smoke.sh
 
 .PHONY: all help deps kernel kernel-baseline export-series netlink-gen userspace check bench \
 	bench-overhead bench-real-client bench-dispatch-cost kernel-deb deps-qemu kernel-smp kernel-baseline-smp kernel-debug-smp check-smp-debug bench-smp fuzz \
+	kernel-kasan-smp kernel-kcsan-smp check-smp-kasan check-smp-kcsan soak-smp \
 	demo clean distclean
 
 all: kernel userspace
@@ -49,6 +50,11 @@ help:
 	@echo "make kernel-debug-smp the patched x86_64 kernel with lockdep and friends"
 	@echo "make kernel-deb       an x86_64 linux-image .deb: Debian's config plus the series (hours)"
 	@echo "make check-smp-debug  the guest suites on it, 2 CPUs, then its consoles checked"
+	@echo "make check-smp-kasan  the same on a KASAN kernel (kernel-kasan-smp)"
+	@echo "make check-smp-kcsan  the same on a KCSAN kernel (kernel-kcsan-smp); any data"
+	@echo "                      race in nfsfair's code fails (SMP_SUITES= picks suites)"
+	@echo "make soak-smp         10 minutes of churn and table changes under load on the"
+	@echo "                      debug SMP guest, throughput each second (SOAK_SECONDS=)"
 	@echo "make bench-smp        on a 2-CPU qemu guest: the XPT_BUSY case, overhead, accept cost"
 	@echo "make fuzz             fuzz the YAML loader, the restore file and the command line, FUZZ_SECONDS (600) each"
 	@echo "make demo             boot the patched kernel and show nfsfair at work"
@@ -81,11 +87,37 @@ kernel-deb:
 	@scripts/deps kernel-deb
 	@kernel/scripts/build-deb
 
-# The guest suites under real concurrency with lockdep (not timed: TCG).
+kernel-kasan-smp: deps-qemu
+	@kernel/scripts/build-kernel nfsfair-kasan x86_64
+
+kernel-kcsan-smp: deps-qemu
+	@kernel/scripts/build-kernel nfsfair-kcsan x86_64
+
+# The guest suites under real concurrency on a checking kernel (lockdep,
+# KASAN or KCSAN; not timed: TCG), each flavour's logs in a directory of
+# its own, then every guest's console checked.
+SMP_SUITES ?= $(INTEGRATION_SUITES)
+smp_check = NFSFAIR_TEST_LOGS=build/test-logs/smp-$(1) \
+	NFSFAIR_GUEST_RUNNER="tests/qemu/run --smp 2 --timeout $(2) --append loglevel=5 \
+		--kernel build/linux/x86_64-$(1)/arch/x86/boot/bzImage" \
+	tests/run-suites $(SMP_SUITES) tests/qemu/console-check
+
 check-smp-debug: kernel-debug-smp userspace
-	@NFSFAIR_GUEST_RUNNER="tests/qemu/run --smp 2 --timeout 1200 --append loglevel=5 \
-		--kernel build/linux/x86_64-debug/arch/x86/boot/bzImage" \
-		tests/run-suites $(INTEGRATION_SUITES) tests/qemu/console-check
+	@rm -rf build/test-logs/smp-debug
+	@$(call smp_check,debug,1200)
+
+check-smp-kasan: kernel-kasan-smp userspace
+	@rm -rf build/test-logs/smp-kasan
+	@$(call smp_check,kasan,2400)
+
+check-smp-kcsan: kernel-kcsan-smp userspace
+	@rm -rf build/test-logs/smp-kcsan
+	@$(call smp_check,kcsan,3600)
+
+# Not in make check: ten minutes of guest time and more under TCG.
+SOAK_SECONDS ?= 600
+soak-smp: kernel-debug-smp userspace
+	@tests/bench/soak $(SOAK_SECONDS)
 
 export-series:
 	@kernel/scripts/export-series
@@ -192,4 +224,4 @@ deb: deps
 	lintian --fail-on error,warning build/deb/*.changes
 
 # A guest suite installs the package: tests/integration/deb.sh.
-check check-smp-debug: deb
+check check-smp-debug check-smp-kasan check-smp-kcsan: deb

@@ -64,8 +64,9 @@ classes:
     members: [192.0.2.7, 198.51.100.0/28]
 EOF
 check "systemctl daemon-reload" systemctl daemon-reload
+# --man=no: the Documentation= pages come with the package, not this host.
 check "systemd-analyze verify: no complaint about the unit" \
-	eval 'systemd-analyze verify nfsfaird.service > /tmp/verify 2>&1 && ! grep -q nfsfaird /tmp/verify' ||
+	eval 'systemd-analyze verify --man=no nfsfaird.service > /tmp/verify 2>&1 && ! grep -q nfsfaird /tmp/verify' ||
 	sed 's/^/# /' /tmp/verify
 check "the drop-in is in effect" eval 'show ExecStart | grep -qF "$top/daemon/nfsfaird"'
 
