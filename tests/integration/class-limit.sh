@@ -1,5 +1,6 @@
 #!/bin/bash
 # guest-args: --time-travel
+# guest-only: uml: its figures are exact only in time-travel; under TCG they are noise
 # Inside the guest: a class's thread limit (issue 11), end to end through
 # nfsfair-ctl, nfsfaird and the real nfsd.
 #
