@@ -10,17 +10,18 @@ cc=$top/tests/qemu/console-check
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# race FIRST SECOND: a KCSAN report as the kernel prints it.
+# race FIRST SECOND [SIZE]: a KCSAN report as the kernel prints it.
 race() {
+	local size=${3:-8}
 	cat <<EOT
 [   12.345678] ==================================================================
 [   12.345680] BUG: KCSAN: data-race in $1 / $2
 [   12.345681]
-[   12.345682] write to 0xffff888003a1c0d8 of 8 bytes by task 301 on cpu 1:
+[   12.345682] write to 0xffff888003a1c0d8 of $size bytes by task 301 on cpu 1:
 [   12.345683]  $1+0x1a3/0x2c0
 [   12.345684]  svc_recv+0x8c/0x1f0
 [   12.345685]
-[   12.345686] read to 0xffff888003a1c0d8 of 8 bytes by task 302 on cpu 0:
+[   12.345686] read to 0xffff888003a1c0d8 of $size bytes by task 302 on cpu 0:
 [   12.345687]  $2+0x51/0x90
 [   12.345688]  kthread+0xd1/0x100
 [   12.345689]
@@ -36,6 +37,8 @@ mkdir -p "$d"
 race tcp_poll tcp_sendmsg_locked > "$d/integration_elsewhere.sh.log"
 race svc_fair_ring_next svc_fair_class_totals > "$d/integration_ours.sh.log"
 race svc_xprt_enqueue.isra.0 tcp_poll > "$d/integration_inlined.sh.log"
+race svc_recv svc_recv 4 > "$d/integration_netcnt.sh.log"
+race svc_recv svc_recv 8 > "$d/integration_recv8.sh.log"
 "$cc" "$d" > "$tmp/kcsan.tap"
 check "kcsan: the liveness line is read" grep -q '^ok 1 - kcsan is live in the guest: enabled: 1' "$tmp/kcsan.tap"
 check "kcsan: a race elsewhere passes its suite" grep -q '^ok [0-9]* - elsewhere.sh: no kernel warning' "$tmp/kcsan.tap"
@@ -43,7 +46,10 @@ check "kcsan: ... and is listed with its count" grep -q '^#  *1  data-race in tc
 check "kcsan: a race in svc_fair code fails its suite" grep -q "^not ok [0-9]* - ours.sh: 1 data race(s) in nfsfair's code" "$tmp/kcsan.tap"
 check "kcsan: a race in a function the series changes fails (suffix stripped)" grep -q "^not ok [0-9]* - inlined.sh: 1 data race" "$tmp/kcsan.tap"
 check "kcsan: the failing report is shown" grep -q "^# .*svc_fair_ring_next+0x1a3" "$tmp/kcsan.tap"
-check "kcsan: the plan counts every point" grep -qx '1..5' "$tmp/kcsan.tap"
+check "kcsan: upstream's netcnt race in svc_recv (read 4, write 4) is listed, not failed" \
+	grep -q '^ok [0-9]* - netcnt.sh: no kernel warning' "$tmp/kcsan.tap"
+check "kcsan: another race in svc_recv (8 bytes) still fails" grep -q "^not ok [0-9]* - recv8.sh: 1 data race" "$tmp/kcsan.tap"
+check "kcsan: the plan counts every point" grep -qx '1..7' "$tmp/kcsan.tap"
 
 d=$tmp/off/smp-kcsan
 mkdir -p "$d"
