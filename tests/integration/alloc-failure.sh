@@ -148,7 +148,7 @@ check "kmemleak: no leak whose backtrace names svc_fair or nfsfair ($ours_leaks 
 sed -n 's/^other /#   /p' $work/leaks
 # The helper checked the log after each failure; this is the rest (the
 # failslab reports have a Call Trace each: not a pattern here).
-dmesg > $work/dmesg
+kernel_log > $work/dmesg
 pattern='WARNING|\<BUG:|refcount_t|list_add corruption|list_del corruption'
 check "dmesg: no WARNING, BUG, refcount_t or list corruption" \
 	eval '! grep -qE "$pattern" $work/dmesg' ||

@@ -352,7 +352,7 @@ diag "none: by completions the well-behaved client got $good_calls (good, flood,
 diag "none: flood $(flood_line busy)"
 flood_end none none
 
-bad=$(dmesg | grep -E 'WARNING|BUG|Oops|refcount_t|list_(add|del) corruption|too many open connections' || true)
+bad=$(kernel_log | grep -E 'WARNING|BUG|Oops|refcount_t|list_(add|del) corruption|too many open connections' || true)
 check "no warning, BUG, refcount or list report, nor connections closed over the limit, on the console" \
 	[ -z "$bad" ] || diag "console: $(head -5 <<< "$bad")"
 

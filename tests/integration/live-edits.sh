@@ -422,7 +422,7 @@ check "6: the mount is still mounted" mountpoint -q "$mnt"
 check "6: unmount" umount "$mnt"
 
 # The console, after all of the above.
-dmesg > "$out/dmesg"
+kernel_log > "$out/dmesg"
 # "use-after-free in" and "BUG:", not the debug kernel's banner that says
 # its RCU "double-/use-after-free debug is enabled".
 pattern='WARNING|\<BUG:|refcount_t|list_add corruption|list_del corruption|use-after-free in|Call Trace'

@@ -59,7 +59,7 @@ check "the corpus program ran to its end (exit $status)" [ "$status" = 0 ] ||
 check "nfsfair-ctl save after the corpus is the same as before" eval \
 	'"$ctl" save > $work/after && diff -u $work/before $work/after' ||
 	diff -u $work/before $work/after | sed 's/^/# /'
-dmesg > $work/dmesg
+kernel_log > $work/dmesg
 pattern='WARNING|\<BUG:|refcount_t|list_add corruption|list_del corruption|use-after-free in|Call Trace'
 check "dmesg: no WARNING, BUG, refcount_t, list corruption, use-after-free or Call Trace" \
 	eval '! grep -qE "$pattern" $work/dmesg' ||

@@ -393,7 +393,7 @@ else
 	check "kmemleak: no suspect naming nfsfair, sunrpc or nfsd # SKIP kmemleak is off" true
 fi
 
-bad=$(dmesg | grep -E 'WARNING|BUG|Oops|refcount_t|list_(add|del) corruption|unregister_netdevice: waiting|kmemleak: .*(Cannot|[Ee]rror)' || true)
+bad=$(kernel_log | grep -E 'WARNING|BUG|Oops|refcount_t|list_(add|del) corruption|unregister_netdevice: waiting|kmemleak: .*(Cannot|[Ee]rror)' || true)
 check "no warning, BUG, refcount, list or kmemleak report on the console" [ -z "$bad" ] ||
 	diag "console: $(head -5 <<< "$bad")"
 

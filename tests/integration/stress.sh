@@ -203,7 +203,7 @@ if [ -r /sys/kernel/debug/kcsan ]; then
 fi
 
 # KCSAN's reports are console-check's to sort (ours or the rest's).
-warnings=$(dmesg | grep -v KCSAN | grep -cE 'WARNING:|BUG:|refcount_t:|list_(add|del) corruption|possible circular locking|suspicious RCU usage')
+warnings=$(kernel_log | grep -cE 'WARNING:|BUG:|refcount_t:|list_(add|del) corruption|possible circular locking|suspicious RCU usage')
 if [ "$warnings" -eq 0 ]; then
 	pass "the kernel logged no warning, BUG or lock report"
 else
