@@ -53,10 +53,13 @@ check "the nfsfair family exists at boot, before anything asked for it" \
 require "install systemd/nfsfaird.service under $unitdir" \
 	install -m 644 "$top/systemd/nfsfaird.service" "$unitdir/nfsfaird.service"
 mkdir -p "$unitdir/nfsfaird.service.d"
+# The daemon built here, copied out of the tree: the unit's PrivateTmp=
+# would hide a tree under /tmp or /var/tmp (a fresh clone there) from it.
+install -m 755 "$top/daemon/nfsfaird" "$conf/nfsfaird"
 cat > "$unitdir/nfsfaird.service.d/test.conf" <<EOF
 [Service]
 ExecStart=
-ExecStart=$top/daemon/nfsfaird --foreground -c $conf/nfsfair.yaml -d $conf/conf.d
+ExecStart=$conf/nfsfaird --foreground -c $conf/nfsfair.yaml -d $conf/conf.d
 EOF
 cat > "$conf/nfsfair.yaml" <<'EOF'
 classes:
@@ -68,7 +71,7 @@ check "systemctl daemon-reload" systemctl daemon-reload
 check "systemd-analyze verify: no complaint about the unit" \
 	eval 'systemd-analyze verify --man=no nfsfaird.service > /tmp/verify 2>&1 && ! grep -q nfsfaird /tmp/verify' ||
 	sed 's/^/# /' /tmp/verify
-check "the drop-in is in effect" eval 'show ExecStart | grep -qF "$top/daemon/nfsfaird"'
+check "the drop-in is in effect" eval 'show ExecStart | grep -qF "$conf/nfsfaird"'
 
 # start
 check "systemctl start nfsfaird: returns 0 once READY=1 came" systemctl start nfsfaird
