@@ -32,6 +32,12 @@ struct resolver {
 	unsigned int refresh;		/* most seconds between lookups of a name */
 };
 
+/*
+ * nfsfaird's exit status when the kernel has no nfsfair family at start:
+ * nfsfaird.service's RestartPreventExitStatus, so it is not retried.
+ */
+#define NFSFAIRD_EXIT_NO_FAMILY	3
+
 /* Fewest seconds between lookups of a name, whatever its records' TTL. */
 #define RES_MIN_INTERVAL	10
 

@@ -250,7 +250,17 @@ static int run(struct daemon *d, bool foreground)
 		return 1;
 	}
 	for (;;) {
-		if (!ready && !apply(d)) {
+		int ret = ready ? 0 : apply(d);
+
+		/*
+		 * A kernel without the family (asking for it loads sunrpc when
+		 * that can help) stays without it: retrying is a loop.
+		 */
+		if (!ready && ret == -ENOENT) {
+			notify("STATUS=this kernel has no nfsfair family");
+			return NFSFAIRD_EXIT_NO_FAMILY;
+		}
+		if (!ready && !ret) {
 			/* READY only once the kernel has the configured table. */
 			notify("READY=1");
 			ready = true;

@@ -102,7 +102,7 @@ int nfsfair_nl_open(struct nfsfair_nl **nlp, char *err)
 	nl->family = genl_ctrl_resolve(nl->sk, NFSFAIR_FAMILY_NAME);
 	if (nl->family < 0) {
 		snprintf(err, NFSFAIR_ERR_LEN,
-			 "this kernel has no '%s' netlink family (not patched, or nfsd not loaded)",
+			 "this kernel has no '%s' netlink family: it lacks the nfsfair series (nfsfair-dkms puts it on Debian's kernel)",
 			 NFSFAIR_FAMILY_NAME);
 		ret = -ENOENT;
 		goto free_sock;
