@@ -12,11 +12,12 @@ USERSPACE_DIRS := $(dir $(wildcard lib/Makefile cli/Makefile daemon/Makefile tes
 # UML guest of their own (tests/run-suites).
 UNIT_SUITES := $(sort $(wildcard tests/unit/*.sh))
 INTEGRATION_SUITES := $(sort $(wildcard tests/integration/*.sh))
-SUITES := $(UNIT_SUITES) tests/kunit/run $(INTEGRATION_SUITES) tests/systemd/check tests/bench/smoke.sh
+SUITES := $(UNIT_SUITES) tests/kunit/run $(INTEGRATION_SUITES) tests/systemd/check tests/bench/smoke.sh \
+	tests/debian/check
 
 .PHONY: all help deps kernel kernel-baseline export-series netlink-gen userspace check bench \
 	bench-overhead bench-real-client bench-dispatch-cost kernel-deb deps-qemu kernel-smp kernel-baseline-smp kernel-debug-smp check-smp-debug bench-smp fuzz \
-	kernel-kasan-smp kernel-kcsan-smp check-smp-kasan check-smp-kcsan soak-smp \
+	kernel-kasan-smp kernel-kcsan-smp check-smp-kasan check-smp-kcsan soak-smp modules \
 	demo clean distclean
 
 all: kernel userspace
@@ -38,7 +39,7 @@ help:
 	@echo "                      SYSTEMDUNITDIR=$(SYSTEMDUNITDIR),"
 	@echo "                      SYSCONFDIR=$(SYSCONFDIR) (/etc if PREFIX=/usr, else PREFIX/etc);"
 	@echo "                      CFLAGS, CPPFLAGS and LDFLAGS from the environment are added"
-	@echo "make deb              the Debian package nfsfair-tools in build/deb/, lintian-clean"
+	@echo "make deb              the Debian packages nfsfair-tools and nfsfair-dkms in build/deb/, lintian-clean"
 	@echo "make check            build what is needed and run every test suite"
 	@echo "make check-churn      netns-churn.sh's full 200 namespace cycles (make check: 40)"
 	@echo "make bench            the fairness tables, baseline against nfsfair (build/bench/)"
@@ -48,6 +49,9 @@ help:
 	@echo "make kernel-smp       the patched x86_64 kernel for the qemu SMP guest"
 	@echo "make kernel-baseline-smp  the same without our series"
 	@echo "make kernel-debug-smp the patched x86_64 kernel with lockdep and friends"
+	@echo "make modules          the modular build: sunrpc, nfsd and the 12 other modules that"
+	@echo "                      import from sunrpc, against Debian's kernel headers (what"
+	@echo "                      nfsfair-dkms builds), in build/modules/"
 	@echo "make kernel-deb       an x86_64 linux-image .deb: Debian's config plus the series (hours)"
 	@echo "make check-smp-debug  the guest suites on it, 2 CPUs, then its consoles checked"
 	@echo "make check-smp-kasan  the same on a KASAN kernel (kernel-kasan-smp)"
@@ -69,6 +73,9 @@ kernel: deps
 
 kernel-baseline: deps
 	@kernel/scripts/build-kernel baseline
+
+modules: deps
+	@kernel/scripts/build-modules
 
 deps-qemu:
 	@scripts/deps qemu
@@ -134,7 +141,7 @@ netlink-gen:
 userspace: deps
 	@set -e; for d in $(USERSPACE_DIRS); do $(MAKE) -s -C $$d; done
 
-check: kernel kernel-baseline userspace
+check: kernel kernel-baseline modules userspace
 	@tests/run-suites $(SUITES)
 
 # The suite's own guest-args line, a longer timeout, 200 cycles.

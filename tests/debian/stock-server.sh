@@ -1,0 +1,210 @@
+#!/bin/bash
+# Inside the stock Debian 12 guest (tests/debian/run), with nfsfair-tools
+# and nfsfair-dkms installed by apt when the image was built. Three boots:
+#   1  the DKMS modules are the ones modprobe finds, the stock files are
+#      untouched; the admin's setup: a YAML class, 2 nfsd threads, an
+#      export, the metrics timer; reboot
+#   2  nfsfaird's table is in place before nfs-server starts; the metrics
+#      file; shares of an nconnect=16 mount against a 1-connection mount
+#      (NFSv3, NFSv4.1) with no table, per-host, and after a live edit;
+#      unloading nfsd, lockd and sunrpc with a table loaded, autoloading
+#      sunrpc from nfsfaird, nfs-server again; apt remove nfsfair-dkms;
+#      reboot
+#   3  the stock modules, an NFS mount, nfsfaird's one line and no loop
+# TAP numbering carries across the boots (the plan comes at the end).
+top=${NFSFAIR_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
+. "$top/tests/lib/tap.sh"
+state=/var/lib/nfsfair-test/tap.state
+[ -f "$state" ] && . "$state"
+boot=${NFSFAIR_BOOT:-1}
+kver=$(uname -r)
+save_tap() { printf 'tap_count=%d\ntap_failures=%d\n' "$tap_count" "$tap_failures" > "$state"; }
+reboot_next() { save_tap; touch /run/nfsfair-test-reboot; exit 0; }
+diag "boot $boot: $(uname -r), $(cat /proc/cmdline | tr -d '\n')"
+
+# The file modprobe loads for a module, under this kernel's tree.
+module_file() { modinfo -k "$kver" -n "$1" 2>/dev/null; }
+from_dkms() { case $(module_file "$1") in /lib/modules/$kver/updates/dkms/*) ;; *) return 1 ;; esac; }
+from_stock() { case $(module_file "$1") in /lib/modules/$kver/kernel/*) ;; *) return 1 ;; esac; }
+# Wait (bounded) for a command to succeed: boot order, timers.
+wait_for() { local n=$1; shift; while ! "$@" 2>/dev/null; do n=$((n - 1)); [ $n -gt 0 ] || return 1; sleep 1; done; }
+active() { [ "$(systemctl is-active "$1")" = active ]; }
+mono() { systemctl show -P "$2" "$1"; }
+
+if [ "$boot" = 1 ]; then
+	for m in sunrpc lockd nfsd auth_rpcgss nfsv4 rpcrdma; do
+		check "modprobe finds the DKMS $m ($(module_file $m))" from_dkms $m
+	done
+	check "dkms says nfsfair is installed for $kver" \
+		bash -c "dkms status -m nfsfair -k $kver | grep -q ': installed'"
+	check "the stock kernel package's files are untouched (dpkg --verify)" \
+		bash -c "[ -z \"\$(dpkg --verify linux-image-$kver)\" ]"
+	check "the initramfs carries the DKMS sunrpc" \
+		bash -c "lsinitramfs /boot/initrd.img-$kver | grep -q 'updates/dkms/sunrpc.ko'"
+
+	# The admin's configuration: a class that none of the test's peers
+	# match (the share phases set their own rules by hand), two threads.
+	mkdir -p /etc/nfsfair /srv/nfs /var/lib/prometheus/node-exporter
+	cat > /etc/nfsfair/nfsfair.yaml <<-'EOF'
+	origin: 10
+	classes:
+	  - name: backup
+	    limit: 1
+	    members:
+	      - 203.0.113.0/24
+	EOF
+	printf '[nfsd]\nthreads=2\n' > /etc/nfs.conf.d/nfsfair-test.conf
+	echo "/srv/nfs 192.0.2.0/24(rw,no_root_squash,insecure,no_subtree_check) 127.0.0.1(rw,no_root_squash,insecure,no_subtree_check)" > /etc/exports
+	for i in $(seq 1 16); do head -c 2M /dev/urandom > /srv/nfs/f$i; done
+	check "nfsfaird, nfs-server and the metrics timer enable" \
+		systemctl enable -q nfsfaird.service nfs-server.service nfsfair-metrics.timer
+	reboot_next
+fi
+
+if [ "$boot" = 2 ]; then
+	check "nfs-server.service is active after boot" wait_for 120 active nfs-server.service
+	check "nfsfaird.service is active after boot" active nfsfaird.service
+	ready=$(mono nfsfaird.service ActiveEnterTimestampMonotonic)
+	started=$(mono nfs-server.service ExecMainStartTimestampMonotonic)
+	diag "nfsfaird ready at ${ready} us, nfs-server started at ${started} us (monotonic)"
+	check "nfsfaird had the table in place before nfs-server started" \
+		test "$ready" -gt 0 -a "$started" -gt "$ready"
+	status=$(systemctl status nfsfaird.service --no-pager | sed -n 's/^ *Status: //p')
+	diag "nfsfaird Status: $status"
+	check "systemctl status shows nfsfaird's STATUS line" \
+		bash -c "grep -q '1 classes, 1 rules' <<< '$status'"
+	check "the YAML's class is in the kernel" bash -c "nfsfair-ctl classes | grep -q backup"
+	for m in sunrpc lockd nfsd; do
+		check "the loaded $m is out of tree (taint O): the DKMS one" \
+			grep -q O /sys/module/$m/taint
+	done
+	prom=/var/lib/prometheus/node-exporter/nfsfair.prom
+	check "the metrics timer wrote $prom" wait_for 60 grep -q '^nfsfair_' "$prom"
+
+	# Two clients in network namespaces of their own, each through a veth
+	# pair to the server's namespace: c1 mounts with nconnect=16, c2 with
+	# one connection; every mount's own kernel counters
+	# (/proc/self/mountstats) count the READs the server answered.
+	for i in 1 2; do
+		ip netns add c$i
+		ip link add s$i type veth peer name c$i netns c$i
+		ip addr add 192.0.2.$((i * 16 + 1))/28 dev s$i
+		ip link set s$i up
+		ip -n c$i addr add 192.0.2.$((i * 16 + 2))/28 dev c$i
+		ip -n c$i link set c$i up
+		ip -n c$i link set lo up
+		mkdir -p /mnt/c$i
+	done
+	mount_both() {
+		nsenter --net=/run/netns/c1 mount -t nfs -o "$1,nconnect=16" 192.0.2.17:/srv/nfs /mnt/c1 &&
+		nsenter --net=/run/netns/c2 mount -t nfs -o "$1" 192.0.2.33:/srv/nfs /mnt/c2
+	}
+	load_pids=()
+	start_load() {
+		local c i
+		for c in 1 2; do
+			for i in $(seq 1 16); do
+				( while :; do dd if=/mnt/c$c/f$i of=/dev/null bs=64k iflag=direct status=none || exit; done ) &
+				load_pids+=($!)
+			done
+		done
+	}
+	stop_load() { kill "${load_pids[@]}" 2>/dev/null; wait "${load_pids[@]}" 2>/dev/null; load_pids=(); }
+	reads() {
+		python3 - "$1" <<-'EOF'
+		import sys
+		mnt, ops, cur = sys.argv[1], 0, None
+		for line in open('/proc/self/mountstats'):
+		    if line.startswith('device '):
+		        cur = line.split()[4]
+		    elif cur == mnt and line.strip().startswith('READ:'):
+		        ops = int(line.split()[1])
+		print(ops)
+		EOF
+	}
+	# c1's share of the READs in a 20 s window, in percent.
+	share() {
+		local a1 a2 b1 b2
+		a1=$(reads /mnt/c1) a2=$(reads /mnt/c2)
+		sleep 20
+		b1=$(reads /mnt/c1) b2=$(reads /mnt/c2)
+		python3 -c "d1, d2 = $b1 - $a1, $b2 - $a2; print('%.1f %d %d' % (100.0 * d1 / max(d1 + d2, 1), d1, d2))"
+	}
+	in_range() { python3 -c "import sys; sys.exit(not ($2 <= $1 <= $3))"; }
+	for vers in vers=3,nolock vers=4.1; do
+		nfsfair-ctl -F
+		nfsfair-ctl -X bulk 2>/dev/null
+		check "$vers: both clients mount" mount_both "$vers"
+		start_load
+		sleep 5
+		read -r s n1 n2 < <(share)
+		diag "$vers no table: nconnect=16 client $s% ($n1 READs), 1-connection client ($n2)"
+		check "$vers no table: the 16-connection client takes most READs ($s%)" in_range "$s" 70 100
+		nfsfair-ctl -A -s 192.0.2.0/24 -j per-host
+		sleep 3
+		read -r s n1 n2 < <(share)
+		diag "$vers per-host: nconnect=16 client $s% ($n1 READs), 1-connection client ($n2)"
+		check "$vers per-host, set live: each client about half ($s%)" in_range "$s" 40 60
+		nfsfair-ctl -N bulk --weight 3
+		nfsfair-ctl -I 1 -s 192.0.2.18 -j bulk
+		sleep 3
+		read -r s n1 n2 < <(share)
+		diag "$vers live edit, c1 in class bulk of weight 3: $s% ($n1 READs), c2 ($n2)"
+		check "$vers live edit under load: weight 3 against 1 gives c1 about 3/4 ($s%)" in_range "$s" 62 88
+		stop_load
+		check "$vers: both clients unmount" umount /mnt/c1 /mnt/c2
+	done
+	nfsfair-ctl -D -s 192.0.2.18 -j bulk
+	nfsfair-ctl -X bulk
+	rules=$(nfsfair-ctl -S | wc -l)
+	diag "table before the unload: $(nfsfair-ctl -S | tr '\n' ';')"
+
+	# Unload with classes and rules loaded. The metrics timer's dumps would
+	# hold sunrpc for an instant: stop it for the unload.
+	dmesg_before=$(dmesg | wc -l)
+	systemctl stop nfsfair-metrics.timer nfs-server.service
+	systemctl stop nfs-mountd.service nfs-idmapd.service nfsdcld.service rpc-statd.service \
+		rpc-gssd.service rpc-svcgssd.service proc-fs-nfsd.mount run-rpc_pipefs.mount 2>/dev/null
+	umount -a -t nfsd,rpc_pipefs 2>/dev/null
+	check "nfsd, lockd, the NFS client and sunrpc unload with a table loaded" \
+		modprobe -r nfsd nfsv4 nfsv3 nfs lockd rpcsec_gss_krb5 rpcrdma auth_rpcgss nfs_acl sunrpc
+	check "sunrpc is gone" test ! -e /sys/module/sunrpc
+	new=$(dmesg | tail -n +$((dmesg_before + 1)))
+	[ -n "$new" ] && diag "dmesg: $(tr '\n' '|' <<< "$new")"
+	check "no warning in dmesg from the unload" \
+		bash -c "! grep -qiE 'warning|bug|leak|refcount|underflow' <<< \"\$1\"" _ "$new"
+	systemctl restart nfsfaird.service
+	check "nfsfaird's start loads sunrpc through the family's alias" test -e /sys/module/sunrpc
+	check "and sets its table again" bash -c "nfsfair-ctl classes | grep -q backup"
+	check "nfs-server starts again on the DKMS modules" systemctl start nfs-server.service
+	check "the reloaded nfsd is the DKMS one" grep -q O /sys/module/nfsd/taint
+	mkdir -p /mnt/local
+	check "an NFSv4.1 mount works after the reload" \
+		bash -c "mount -t nfs -o vers=4.1 127.0.0.1:/srv/nfs /mnt/local && cmp /srv/nfs/f1 /mnt/local/f1 && umount /mnt/local"
+	diag "$rules rules were loaded at the unload"
+	check "apt removes nfsfair-dkms" \
+		bash -c "DEBIAN_FRONTEND=noninteractive apt-get remove -y -q nfsfair-dkms > /var/lib/nfsfair-test/remove.log 2>&1"
+	check "modprobe finds the stock sunrpc again" from_stock sunrpc
+	check "and the stock nfsd" from_stock nfsd
+	check "the initramfs holds no DKMS module" \
+		bash -c "! lsinitramfs /boot/initrd.img-$kver | grep -q updates/dkms"
+	reboot_next
+fi
+
+if [ "$boot" = 3 ]; then
+	check "nfs-server.service is active on the stock modules" wait_for 120 active nfs-server.service
+	check "the loaded sunrpc is Debian's (not out of tree)" bash -c "! grep -q O /sys/module/sunrpc/taint"
+	check "the loaded nfsd is Debian's" bash -c "! grep -q O /sys/module/nfsd/taint"
+	mkdir -p /mnt/local
+	check "an NFSv4.1 mount works on the stock modules" \
+		bash -c "mount -t nfs -o vers=4.1 127.0.0.1:/srv/nfs /mnt/local && cmp /srv/nfs/f2 /mnt/local/f2 && umount /mnt/local"
+	wait_for 60 bash -c '[ "$(systemctl is-active nfsfaird.service)" = failed ]'
+	diag "nfsfaird: $(systemctl show -p ActiveState -p ExecMainStatus -p NRestarts nfsfaird.service | tr '\n' ' ')"
+	lines=$(journalctl -b -u nfsfaird.service -o cat | grep -c "no 'nfsfair' netlink family")
+	diag "$(journalctl -b -u nfsfaird.service -o cat | grep nfsfair | head -3 | tr '\n' '|')"
+	check "nfsfaird says once that this kernel has no nfsfair family" test "$lines" -eq 1
+	check "nfsfaird exits 3 and is not restarted" \
+		bash -c '[ "$(systemctl show -P ExecMainStatus nfsfaird.service)" = 3 ] && [ "$(systemctl show -P NRestarts nfsfaird.service)" = 0 ]'
+	rm -f "$state"
+	tap_done
+fi
