@@ -6,6 +6,7 @@
 #      export, the metrics timer; reboot
 #   2  nfsfaird's table is in place before nfs-server starts; the metrics
 #      file; shares of an nconnect=16 mount against a 1-connection mount
+#      writing to an export on a slow disk
 #      (NFSv3, NFSv4.1) with no table, per-host, and after a live edit;
 #      unloading nfsd, lockd and sunrpc with a table loaded, autoloading
 #      sunrpc from nfsfaird, nfs-server again; apt remove nfsfair-dkms;
@@ -44,7 +45,11 @@ if [ "$boot" = 1 ]; then
 
 	# The admin's configuration: a class that none of the test's peers
 	# match (the share phases set their own rules by hand), two threads.
+	# The export on the harness's slow disk (100 I/O a second): a stable
+	# WRITE holds an nfsd thread until the disk has it.
 	mkdir -p /etc/nfsfair /srv/nfs /var/lib/prometheus/node-exporter
+	check "the slow disk takes the export" bash -c \
+		"mkfs.ext4 -q /dev/vdb && echo '/dev/vdb /srv/nfs ext4 defaults 0 2' >> /etc/fstab && mount /srv/nfs"
 	cat > /etc/nfsfair/nfsfair.yaml <<-'EOF'
 	origin: 10
 	classes:
@@ -54,8 +59,8 @@ if [ "$boot" = 1 ]; then
 	      - 203.0.113.0/24
 	EOF
 	printf '[nfsd]\nthreads=2\n' > /etc/nfs.conf.d/nfsfair-test.conf
-	echo "/srv/nfs 192.0.2.0/24(rw,no_root_squash,insecure,no_subtree_check) 127.0.0.1(rw,no_root_squash,insecure,no_subtree_check)" > /etc/exports
-	for i in $(seq 1 16); do head -c 2M /dev/urandom > /srv/nfs/f$i; done
+	echo "/srv/nfs 192.0.2.0/24(rw,sync,no_root_squash,insecure,no_subtree_check) 127.0.0.1(rw,sync,no_root_squash,insecure,no_subtree_check)" > /etc/exports
+	for i in $(seq 1 16); do head -c 1M /dev/urandom > /srv/nfs/f$i; done
 	check "nfsfaird, nfs-server and the metrics timer enable" \
 		systemctl enable -q nfsfaird.service nfs-server.service nfsfair-metrics.timer
 	reboot_next
@@ -84,7 +89,7 @@ if [ "$boot" = 2 ]; then
 	# Two clients in network namespaces of their own, each through a veth
 	# pair to the server's namespace: c1 mounts with nconnect=16, c2 with
 	# one connection; every mount's own kernel counters
-	# (/proc/self/mountstats) count the READs the server answered.
+	# (/proc/self/mountstats) count the WRITEs the server answered.
 	for i in 1 2; do
 		ip netns add c$i
 		ip link add s$i type veth peer name c$i netns c$i
@@ -104,7 +109,8 @@ if [ "$boot" = 2 ]; then
 		local c i
 		for c in 1 2; do
 			for i in $(seq 1 16); do
-				( while :; do dd if=/mnt/c$c/f$i of=/dev/null bs=64k iflag=direct status=none || exit; done ) &
+				( while :; do dd if=/dev/zero of=/mnt/c$c/w$c-$i bs=16k count=16 \
+					oflag=direct conv=notrunc status=none || exit; done ) &
 				load_pids+=($!)
 			done
 		done
@@ -117,12 +123,12 @@ if [ "$boot" = 2 ]; then
 		for line in open('/proc/self/mountstats'):
 		    if line.startswith('device '):
 		        cur = line.split()[4]
-		    elif cur == mnt and line.strip().startswith('READ:'):
+		    elif cur == mnt and line.strip().startswith('WRITE:'):
 		        ops = int(line.split()[1])
 		print(ops)
 		EOF
 	}
-	# c1's share of the READs in a 20 s window, in percent.
+	# c1's share of the WRITEs in a 20 s window, in percent.
 	share() {
 		local a1 a2 b1 b2
 		a1=$(reads /mnt/c1) a2=$(reads /mnt/c2)
@@ -138,18 +144,18 @@ if [ "$boot" = 2 ]; then
 		start_load
 		sleep 5
 		read -r s n1 n2 < <(share)
-		diag "$vers no table: nconnect=16 client $s% ($n1 READs), 1-connection client ($n2)"
-		check "$vers no table: the 16-connection client takes most READs ($s%)" in_range "$s" 70 100
+		diag "$vers no table: nconnect=16 client $s% ($n1 WRITEs), 1-connection client ($n2)"
+		check "$vers no table: the 16-connection client takes most WRITEs ($s%)" in_range "$s" 70 100
 		nfsfair-ctl -A -s 192.0.2.0/24 -j per-host
 		sleep 3
 		read -r s n1 n2 < <(share)
-		diag "$vers per-host: nconnect=16 client $s% ($n1 READs), 1-connection client ($n2)"
+		diag "$vers per-host: nconnect=16 client $s% ($n1 WRITEs), 1-connection client ($n2)"
 		check "$vers per-host, set live: each client about half ($s%)" in_range "$s" 40 60
 		nfsfair-ctl -N bulk --weight 3
 		nfsfair-ctl -I 1 -s 192.0.2.18 -j bulk
 		sleep 3
 		read -r s n1 n2 < <(share)
-		diag "$vers live edit, c1 in class bulk of weight 3: $s% ($n1 READs), c2 ($n2)"
+		diag "$vers live edit, c1 in class bulk of weight 3: $s% ($n1 WRITEs), c2 ($n2)"
 		check "$vers live edit under load: weight 3 against 1 gives c1 about 3/4 ($s%)" in_range "$s" 62 88
 		stop_load
 		check "$vers: both clients unmount" umount /mnt/c1 /mnt/c2
