@@ -115,7 +115,14 @@ if [ "$boot" = 2 ]; then
 			done
 		done
 	}
-	stop_load() { kill "${load_pids[@]}" 2>/dev/null; wait "${load_pids[@]}" 2>/dev/null; load_pids=(); }
+	# The loops, then the dd each may be in: the mounts must come free.
+	stop_load() {
+		kill "${load_pids[@]}" 2>/dev/null
+		pkill -f 'of=/mnt/c[12]/' 2>/dev/null
+		wait "${load_pids[@]}" 2>/dev/null
+		load_pids=()
+		wait_for 30 bash -c '! pgrep -f "of=/mnt/c[12]/" >/dev/null'
+	}
 	reads() {
 		python3 - "$1" <<-'EOF'
 		import sys
