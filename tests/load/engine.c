@@ -10,10 +10,12 @@
  * or run --repeat bursts of the burst group, each started after a short
  * gap once the previous one has fully completed. A v4.1 run then waits
  * for its outstanding calls and destroys its sessions and client IDs.
+ * SIGUSR1 ends a backlogged run's measured time early (see stop_asked).
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
+#include <signal.h>
 #include <math.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -34,6 +36,21 @@
 #define ERRORS_SHOWN	10		/* RPC errors printed before going quiet */
 #define NSEC		1000000000ull
 #define TEARDOWN_NS	(10 * NSEC)	/* v4.1 teardown, beyond draining the holds */
+
+/*
+ * Set by SIGUSR1: a test that samples nfsd while the load runs gives a
+ * long --duration and ends it once its samples are taken, so the load
+ * outlasts them however slow the host. Honoured in the measured phase;
+ * one that comes during the warm-up waits for it, so the report always
+ * covers a measured time.
+ */
+static volatile sig_atomic_t stop_asked;
+
+static void ask_stop(int sig)
+{
+	(void)sig;
+	stop_asked = 1;
+}
 
 uint64_t now_ns(void)
 {
@@ -633,6 +650,10 @@ static int run_loop(struct run *r)
 			next_phase(r, now);
 			continue;
 		}
+		if (stop_asked && r->phase == PH_MEASURE && now > r->measure_start) {
+			run_end(r, now);
+			continue;
+		}
 		until = r->phase_end && r->phase_end < r->deadline ? r->phase_end : r->deadline;
 		ms = (int)((until - now + 999999) / 1000000);
 		n = epoll_wait(r->epfd, ev, MAX_EVENTS, ms);
@@ -656,8 +677,13 @@ static int run_loop(struct run *r)
 int load_run(const struct options *o, struct results *res)
 {
 	struct run r = { .o = o, .res = res, .epfd = -1, .phase = PH_CONNECT };
+	struct sigaction sa = { .sa_handler = ask_stop };
 	unsigned int gi, i, id = 0;
 	int err = -ENOMEM;
+
+	/* No SA_RESTART: the signal wakes epoll_wait, which sees EINTR. */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGUSR1, &sa, NULL);
 
 	r.deadline = now_ns() + (uint64_t)(o->timeout_s * NSEC);
 	r.rng = (uint64_t)time(NULL) << 20 ^ (uint64_t)getpid() ^ 0x9e3779b97f4a7c15ull;
