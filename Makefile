@@ -12,8 +12,9 @@ USERSPACE_DIRS := $(dir $(wildcard lib/Makefile cli/Makefile daemon/Makefile tes
 # UML guest of their own (tests/run-suites).
 UNIT_SUITES := $(sort $(wildcard tests/unit/*.sh))
 INTEGRATION_SUITES := $(sort $(wildcard tests/integration/*.sh))
-SUITES := $(UNIT_SUITES) tests/kunit/run $(INTEGRATION_SUITES) tests/systemd/check tests/bench/smoke.sh \
-	tests/debian/check
+SUITES := $(UNIT_SUITES) tests/kunit/run $(INTEGRATION_SUITES) tests/systemd/check tests/bench/smoke.sh
+# Run beside the others: its qemu guest waits mostly on one CPU.
+ALONGSIDE_SUITES := tests/debian/check
 
 .PHONY: all help deps kernel kernel-baseline export-series netlink-gen userspace check bench \
 	bench-overhead bench-real-client bench-dispatch-cost kernel-deb deps-qemu kernel-smp kernel-baseline-smp kernel-debug-smp check-smp-debug bench-smp fuzz \
@@ -142,7 +143,7 @@ userspace: deps
 	@set -e; for d in $(USERSPACE_DIRS); do $(MAKE) -s -C $$d; done
 
 check: kernel kernel-baseline modules userspace
-	@tests/run-suites $(SUITES)
+	@tests/run-suites $(addprefix --alongside ,$(ALONGSIDE_SUITES)) $(SUITES)
 
 # The suite's own guest-args line, a longer timeout, 200 cycles.
 check-churn: kernel userspace
