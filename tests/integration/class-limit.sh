@@ -20,6 +20,13 @@
 #  3. The hard cap: bulk alone still gets 4 threads' worth (400 ops/s),
 #     not 16.
 #  4. Raised live under that load (-E bulk --limit 0): bulk takes all 16.
+#  5. No debt (issue 20): a 16-connection hog and a 1-connection client,
+#     per-host, each half; 3 s in, the hog is put in class bulk, limit 4;
+#     3 s later the limit is lifted. Counted in windows of 250 ms: 200
+#     calls each before, 100 against 300 while limited, and 200 each
+#     again in every window after the lift. A class that came back with
+#     the turns its limit held it from would take all 400 a window for
+#     seconds and leave the client none.
 #
 # Time-travel (the guest-args line): only the hold hook's sleeps cost
 # guest time, so 16 threads serve exactly 1600 GETATTRs a second and the
@@ -299,4 +306,55 @@ check "live: after -E bulk --limit 0, 16 threads' worth (700 or more a window)" 
 	eval '[ "$npost" -ge 3 ] && [ "$post_min" -ge 700 ]'
 check "live: threads-max now past 4 (all 16)" eval '[ "$(bulk_field threads-max)" -gt 4 ]'
 check "live: classes shows no limit" eval '"$ctl" classes | grep -qE "^bulk +1 +- +1$"'
+
+# 5. No debt after a lifted limit.
+"$ctl" -F
+"$ctl" -A -s 127.0.0.0/8 -j per-host
+"$ctl" -E bulk --limit $limit
+lift=(--group hog:127.0.0.2:16:4 --group one:127.0.0.3:1:16 --proc getattr --hold-us "$hold_us"
+      --warmup 1 --duration 9 --window-ms 250 --timeout 120 --json)
+t0=$(mono)
+"$load" "${lift[@]}" > "$out/lift.json" 2> "$out/lift.err" &
+pid=$!
+sleep_until $((t0 + 4000000000))
+limited=$(mono)
+"$ctl" -I 1 -s 127.0.0.2 -j bulk
+limited_done=$(mono)
+sleep_until $((t0 + 7000000000))
+lifted=$(mono)
+"$ctl" -E bulk --limit 0
+lifted_done=$(mono)
+wait "$pid"
+rc=$?
+check "lift: the load ran, no errors" eval '[ $rc = 0 ] && json "$out/lift.json" "r[\"total_errors\"] == 0"' ||
+	diag "$(cat "$out/lift.err")"
+# phase FROM TO [SKIP]: "min max n" of one's windows wholly between FROM
+# and TO (CLOCK_MONOTONIC ns; 0: the measured time's end), the first
+# SKIP of them left out, then the hog's min and max.
+phase() {
+	python3 -c 'import json, sys
+r = json.load(open(sys.argv[1]))
+w = r["window_ms"] * 1e6
+a, b = int(sys.argv[2]) - r["start_ns"], int(sys.argv[3]) - r["start_ns"]
+if int(sys.argv[3]) == 0:
+    b = 1e30
+g = {x["name"]: x["windows"] for x in r["groups"]}
+ix = [i for i in range(len(g["one"]) - 1) if i * w >= a and (i + 1) * w <= b][int(sys.argv[4]):]
+one, hog = [g["one"][i] for i in ix], [g["hog"][i] for i in ix]
+print(min(one or [0]), max(one or [0]), len(ix), min(hog or [0]), max(hog or [0]))' "$out/lift.json" "$1" "$2" "${3:-0}"
+}
+read -r pre_min pre_max npre hpre_min hpre_max <<< "$(phase "$t0" "$limited")"
+# The hog's connections move to bulk each at its next read: the first
+# window after the edit is a mix.
+read -r lim_min lim_max nlim hlim_min hlim_max <<< "$(phase "$limited_done" "$lifted" 1)"
+read -r post_min post_max npost hpost_min hpost_max <<< "$(phase "$lifted_done" 0)"
+diag "lift: windows of 250 ms, the client's calls (the hog's): before $pre_min-$pre_max ($hpre_min-$hpre_max) in $npre," \
+	"limited $lim_min-$lim_max ($hlim_min-$hlim_max) in $nlim, after the lift $post_min-$post_max ($hpost_min-$hpost_max) in $npost"
+diag "lift: the client's windows: $(jsonv "$out/lift.json" '" ".join(map(str, r["groups"][1]["windows"]))')"
+check "lift: before the limit, half each: 195 to 205 calls a window for the client" \
+	eval '[ "$npre" -ge 8 ] && [ "$pre_min" -ge 195 ] && [ "$pre_max" -le 205 ]'
+check "lift: limited to 4, the hog gets 100 a window and the client 300 (to 5 calls)" \
+	eval '[ "$nlim" -ge 8 ] && [ "$hlim_max" -le 105 ] && [ "$lim_min" -ge 295 ]'
+check "lift: in every window after the lift, the client gets its half again (195 to 205)" \
+	eval '[ "$npost" -ge 8 ] && [ "$post_min" -ge 195 ] && [ "$post_max" -le 205 ]'
 tap_done
