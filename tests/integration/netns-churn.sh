@@ -298,13 +298,37 @@ if [ "$kmemleak" = on ]; then
 	diag "kmemleak tracks $(slab_objs kmemleak_object) objects"
 fi
 
+# watchdog I: cycle I takes about a second; one still running after
+# 120 s hangs. Once, put every task's state and command line, and the
+# kernel's last words, in the log, where a hung run's timeout leaves
+# nothing else to go by (one of three 200-cycle runs hung at cycle 127,
+# cause unknown). UML has no magic SysRq and shows no other task's
+# kernel stack (/proc/PID/stack is empty, wchan is um_set_signals):
+# which command hangs, and in what state, is what it can tell. Run in
+# the background; SIGTERM ends it and its sleep,
+# which would otherwise outlive it and count in the memory figures.
+watchdog() {
+	local sp
+	trap 'kill $sp 2> /dev/null; exit 0' TERM
+	sleep $((120 * slow)) &
+	sp=$!
+	wait "$sp"
+	diag "cycle $1 still runs after $((120 * slow)) s: every task and the console's end follow"
+	ps -eo pid,ppid,stat,etimes,args | sed 's/^/# ps: /'
+	dmesg | tail -n 50 | sed 's/^/# dmesg: /'
+}
+
 failed=0
 first=
 t0=$(date +%s.%N)
 slowest=0
 for ((c = 2; c <= cycles + 1; c++)); do
 	c0=$(date +%s%N)
+	watchdog "$c" &
+	dog=$!
 	cycle "$c"
+	kill "$dog" 2> /dev/null
+	wait "$dog" 2> /dev/null
 	ms=$((($(date +%s%N) - c0) / 1000000))
 	[ "$ms" -le "$slowest" ] || slowest=$ms
 	if [ -n "$step" ]; then
