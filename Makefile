@@ -226,16 +226,9 @@ install: tools
 	else install -m 644 etc/nfsfair-installed.yaml $(CONFIG); fi
 	install -m 644 etc/nfsfair.yaml $(DESTDIR)$(DOCDIR)/examples/nfsfair.yaml
 
-# dpkg-buildpackage writes beside the source tree: build a copy of the
-# working tree (tracked and new files, no build products) in build/deb/src.
-# Our make's variables must not reach debian/rules' makes.
+# Reused when the tree is unchanged; two makes at once take turns.
 deb: deps
-	rm -rf build/deb
-	mkdir -p build/deb/src
-	git ls-files -z -co --exclude-standard | \
-		tar -c --null --ignore-failed-read -T - -f - | tar -x -C build/deb/src
-	cd build/deb/src && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL dpkg-buildpackage -us -uc -b
-	lintian --fail-on error,warning build/deb/*.changes
+	@scripts/build-packages
 
 # A guest suite installs the package: tests/integration/deb.sh.
 check check-smp-debug check-smp-kasan check-smp-kcsan: deb
