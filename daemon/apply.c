@@ -167,19 +167,45 @@ static int class_del(struct nfsfair_nl *nl, const char *name)
 	return nfsfair_nl_run(nl, msg, 0, NULL, NULL);
 }
 
-static void kept(struct apply_result *res, const char *name, const char *why)
+/* Is @entry, "NAME (WHY)", one of @list's, with ", " between them? */
+static bool listed(const char *list, const char *entry)
 {
-	size_t len = strlen(res->kept);
+	size_t len = strlen(entry);
+	const char *p;
 
-	snprintf(res->kept + len, sizeof(res->kept) - len, "%s%s (%s)", len ? ", " : "",
+	for (p = strstr(list, entry); p; p = strstr(p + 1, entry))
+		if ((p == list || (p - list >= 2 && !memcmp(p - 2, ", ", 2))) &&
+		    (!p[len] || !strncmp(p + len, ", ", 2)))
+			return true;
+	return false;
+}
+
+/**
+ * apply_kept - note class @name kept for @why, in @res->kept for the status
+ * @before: the last apply's @res->kept
+ *
+ * Logged only when @before does not have it: every refresh and every retry
+ * applies again, and said each time it filled the log. Past the room of
+ * the list, a change shows only in what fits.
+ */
+void apply_kept(struct apply_result *res, const char *before, const char *name, const char *why)
+{
+	size_t len = strlen(res->kept), sep = len ? 2 : 0, now;
+	const char *entry;
+
+	snprintf(res->kept + len, sizeof(res->kept) - len, "%s%s (%s)", sep ? ", " : "",
 		 name, why);
+	now = strlen(res->kept);
+	entry = res->kept + (len + sep < now ? len + sep : now);	/* "" if none fits */
+	if (*entry ? listed(before, entry) : strlen(before) == sizeof(res->kept) - 1)
+		return;
 	fprintf(stderr, "nfsfaird: class %s is no longer in the configuration, keeping it: %s\n",
 		name, why);
 }
 
 /* Delete the classes we created that @w no longer names; @h is the table now. */
 static void prune(struct nfsfair_nl *nl, const struct want *w, const struct have *h,
-		  struct owned *o, struct apply_result *res)
+		  struct owned *o, const char *kept, struct apply_result *res)
 {
 	char name[NFSFAIR_NAME_LEN + 1], why[NFSFAIR_ERR_LEN + 32];
 	const struct nfsfair_rule *r;
@@ -197,7 +223,7 @@ static void prune(struct nfsfair_nl *nl, const struct want *w, const struct have
 		r = rule_naming(h, name);
 		if (r) {
 			snprintf(why, sizeof(why), "a rule of origin %u names it", r->origin);
-			kept(res, name, why);
+			apply_kept(res, kept, name, why);
 			continue;
 		}
 		ret = class_del(nl, name);
@@ -210,7 +236,7 @@ static void prune(struct nfsfair_nl *nl, const struct want *w, const struct have
 		}
 		snprintf(why, sizeof(why), "kernel reports: %s",
 			 *nfsfair_nl_extack(nl) ? nfsfair_nl_extack(nl) : strerror(-ret));
-		kept(res, name, why);
+		apply_kept(res, kept, name, why);
 	}
 }
 
@@ -282,11 +308,13 @@ static int replace(struct nfsfair_nl *nl, const struct want *w, struct have *h,
  * apply_want - make the kernel's table what @w asks, if it is not already
  * @w: classes and the daemon's origin's rules
  * @o: the classes the daemon created; updated
+ * @kept: the last apply's @res->kept, so that the log says what changed
  * @res: what happened: changed, the generation now, classes kept, the error
  *
  * Return: 0 or a negative errno (the reason in @res->err).
  */
-int apply_want(const struct want *w, struct owned *o, struct apply_result *res)
+int apply_want(const struct want *w, struct owned *o, const char *kept,
+	       struct apply_result *res)
 {
 	struct nfsfair_nl *nl = NULL;
 	struct have h = {};
@@ -306,7 +334,7 @@ int apply_want(const struct want *w, struct owned *o, struct apply_result *res)
 				 strerror(-ret));
 	}
 	if (!ret) {
-		prune(nl, w, &h, o, res);
+		prune(nl, w, &h, o, kept, res);
 		if (res->deleted) {
 			have_free(&h);
 			ret = read_have(nl, &h);

@@ -358,6 +358,8 @@ static const char *const class_keys[] = {
 struct class_ctx {
 	struct cfg_class *c;
 	yaml_node_t *name, *add_to, *weight, *limit, *members;
+	yaml_node_t *per;	/* the first of per-host and per-client */
+	int per_key;
 	bool has_per;
 };
 
@@ -402,6 +404,10 @@ static void class_pair(struct parse *ps, int key, yaml_node_t *value, void *arg)
 		break;
 	case CLASS_PER_HOST:
 	case CLASS_PER_CLIENT:
+		if (!cc->per) {
+			cc->per = value;
+			cc->per_key = key;
+		}
 		per_target(ps, value, key == CLASS_PER_CLIENT, &cc->has_per, "a class",
 			   &cc->c->per_host, &cc->c->per_client);
 		break;
@@ -458,6 +464,15 @@ static void class(struct parse *ps, yaml_node_t *node)
 	}
 	if (!c.defines && cc.limit) {
 		node_error(ps, cc.limit, "'limit' belongs where class '%s' is defined", c.name);
+		goto drop;
+	}
+	/*
+	 * A target is the class's: members added with another would be in it
+	 * by name only. A member can still have its own.
+	 */
+	if (!c.defines && cc.per) {
+		node_error(ps, cc.per, "'%s' belongs where class '%s' is defined, or on a "
+			   "member with 'address'", class_keys[cc.per_key], c.name);
 		goto drop;
 	}
 	/* A cap that silently capped nothing would be worse than none. */
@@ -796,11 +811,13 @@ int cfg_check(struct cfg *cfg)
 
 	for (i = 0; i < cfg->nr_classes; i++) {
 		struct cfg_class *c = &cfg->classes[i];
+		/* An add-to entry's members take the target of the class's definition. */
+		const struct cfg_class *def = c->defines ? c : cfg_class_find(cfg, c->name);
 
 		for (j = 0; j < c->nr_members; j++) {
 			struct cfg_member *m = &c->members[j];
-			int per_host = m->per_host >= 0 ? m->per_host : c->per_host;
-			bool client = m->per_host >= 0 ? m->per_client : c->per_client;
+			int per_host = m->per_host >= 0 ? m->per_host : def->per_host;
+			bool client = m->per_host >= 0 ? m->per_client : def->per_client;
 			const char *per = cfg_per_word(client);
 
 			if (!strchr(m->text, '/') && !strchr(m->text, ':') &&

@@ -6,10 +6,24 @@
 #ifndef NFSFAIRD_DAEMON_H
 #define NFSFAIRD_DAEMON_H
 
+#include <sys/stat.h>
 #include <time.h>
 
 #include "config.h"
 #include "hash.h"
+
+/* hosts.c: the names /etc/hosts lists */
+
+struct hosts_file {
+	char **names;			/* in lower case */
+	size_t nr;
+	struct hash_index index;	/* of names */
+	struct stat st;			/* of the file read; zeroes: there was none */
+	bool read;
+};
+
+bool hosts_has(struct hosts_file *hf, const char *name);
+void hosts_free(struct hosts_file *hf);
 
 /* resolve.c: hostnames to addresses, keeping the last good answer */
 
@@ -19,7 +33,7 @@ struct res_host {
 	size_t nr_addrs;
 	bool ok;			/* has ever resolved */
 	time_t resolved_at;		/* last success */
-	unsigned int ttl;		/* DNS records' shortest TTL; 0: not from DNS */
+	unsigned int ttl;		/* DNS records' shortest TTL; 0: none, or in /etc/hosts */
 	unsigned int failures;		/* lookups failed in a row */
 	time_t due;			/* CLOCK_MONOTONIC seconds of the next lookup */
 	char error[NFSFAIR_ERR_LEN];	/* last failure, "" when the last try worked */
@@ -30,6 +44,7 @@ struct resolver {
 	size_t nr_hosts;
 	struct hash_index index;	/* of hosts, by name */
 	unsigned int refresh;		/* most seconds between lookups of a name */
+	struct hosts_file hosts_file;	/* names with no TTL to ask DNS for */
 };
 
 /*
@@ -100,7 +115,9 @@ struct apply_result {
 	char err[NFSFAIR_ERR_LEN];
 };
 
-int apply_want(const struct want *w, struct owned *o, struct apply_result *res);
+int apply_want(const struct want *w, struct owned *o, const char *kept,
+	       struct apply_result *res);
+void apply_kept(struct apply_result *res, const char *before, const char *name, const char *why);
 
 /* status.c: the file behind nfsfaird --status */
 

@@ -5,7 +5,9 @@
  * its origin's rules with one atomic replace, then re-resolves on a timer
  * and reloads on SIGHUP. A bad configuration changes nothing.
  */
+#define _GNU_SOURCE	/* pipe2 */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <poll.h>
 #include <signal.h>
@@ -179,7 +181,7 @@ static int apply(struct daemon *d)
 	int ret;
 
 	owned_open(d);
-	ret = apply_want(&d->want, &d->owned, &res);
+	ret = apply_want(&d->want, &d->owned, d->kept, &res);
 	changed = res.changed;
 	if (d->owned.dirty) {
 		int err = owned_save(&d->owned, d->owned_path);
@@ -225,11 +227,78 @@ static void refresh(struct daemon *d)
 	apply(d);
 }
 
+/*
+ * Answer the signals pending on @fd: false for SIGTERM or SIGINT (stop),
+ * one reload for any number of SIGHUPs. Before the first apply (@ready
+ * false) a reload only reads the files again: that apply comes next.
+ */
+static bool signals(struct daemon *d, int fd, bool ready)
+{
+	struct signalfd_siginfo si;
+	struct timespec ts;
+	bool hup = false;
+
+	while (read(fd, &si, sizeof(si)) == sizeof(si)) {
+		if (si.ssi_signo != SIGHUP) {
+			notify("STOPPING=1");
+			return false;
+		}
+		hup = true;
+	}
+	if (!hup)
+		return true;
+	if (ready) {
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		notify("RELOADING=1\nMONOTONIC_USEC=%llu",
+		       (unsigned long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000);
+	}
+	fprintf(stderr, "nfsfaird: reloading %s\n", d->config);
+	if (!load(d, false) && ready)
+		apply(d);
+	if (ready)
+		notify("READY=1");
+	return true;
+}
+
+/*
+ * daemon(0, 1), but the signals of @mask sent to the parent, the pid the
+ * caller knows, are passed on to the child: pending in a process that
+ * exits they were lost (a SIGHUP during the first load gave no reload).
+ * The child goes on once the parent has passed them and gone. A signal
+ * that comes between its last look and its exit is still lost.
+ */
+static int detach(const sigset_t *mask)
+{
+	static const struct timespec now;
+	int fds[2], sig;
+	pid_t pid;
+	char c;
+
+	if (pipe2(fds, O_CLOEXEC))
+		return -1;
+	pid = fork();
+	if (pid < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		return -1;
+	}
+	if (pid) {
+		while ((sig = sigtimedwait(mask, NULL, &now)) > 0)
+			kill(pid, sig);
+		_exit(0);	/* closes fds[1]: the child's read returns */
+	}
+	close(fds[1]);
+	while (read(fds[0], &c, 1) < 0 && errno == EINTR)
+		;
+	close(fds[0]);
+	if (setsid() < 0 || chdir("/"))
+		return -1;
+	return 0;
+}
+
 static int run(struct daemon *d, bool foreground)
 {
 	struct pollfd pfd = { .events = POLLIN };
-	struct signalfd_siginfo si;
-	struct timespec ts;
 	sigset_t mask;
 	bool ready = false;
 	time_t due;
@@ -240,15 +309,18 @@ static int run(struct daemon *d, bool foreground)
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGINT);
 	sigprocmask(SIG_BLOCK, &mask, NULL);
-	pfd.fd = signalfd(-1, &mask, SFD_CLOEXEC);
+	pfd.fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (pfd.fd < 0) {
 		perror("nfsfaird: signalfd");
 		return 1;
 	}
-	if (!foreground && daemon(0, 1)) {
+	if (!foreground && detach(&mask)) {
 		perror("nfsfaird: daemon");
 		return 1;
 	}
+	/* A SIGHUP since the start: the first apply is of the files as they are now. */
+	if (!signals(d, pfd.fd, false))
+		return 0;
 	for (;;) {
 		int ret = ready ? 0 : apply(d);
 
@@ -286,19 +358,8 @@ static int run(struct daemon *d, bool foreground)
 				refresh(d);
 			continue;
 		}
-		if (read(pfd.fd, &si, sizeof(si)) != sizeof(si))
-			continue;
-		if (si.ssi_signo != SIGHUP) {
-			notify("STOPPING=1");
+		if (!signals(d, pfd.fd, ready))
 			return 0;
-		}
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		notify("RELOADING=1\nMONOTONIC_USEC=%llu",
-		       (unsigned long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000);
-		fprintf(stderr, "nfsfaird: reloading %s\n", d->config);
-		if (!load(d, false))
-			apply(d);
-		notify("READY=1");
 	}
 }
 
@@ -325,10 +386,17 @@ int main(int argc, char **argv)
 	bool check = false, once = false, foreground = false, status = false, json = false;
 	char err[NFSFAIR_ERR_LEN], *end;
 	const char *netns = NULL;
-	sigset_t hup;
+	sigset_t hup, old;
 	unsigned long v;
 	int c, ret;
 
+	/*
+	 * From the start, a SIGHUP is kept pending, not the end of the daemon
+	 * (the first load's lookups may take seconds): run() answers it.
+	 */
+	sigemptyset(&hup);
+	sigaddset(&hup, SIGHUP);
+	sigprocmask(SIG_BLOCK, &hup, &old);
 	while ((c = getopt_long(argc, argv, "c:d:fr:n:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
@@ -389,17 +457,10 @@ int main(int argc, char **argv)
 	}
 	d.netns = netns;
 	state_path(&d, d.status_path, sizeof(d.status_path), "status");
+	if (check || once || status)
+		sigprocmask(SIG_SETMASK, &old, NULL);
 	if (status)
 		return status_print(d.status_path);
-	/*
-	 * A SIGHUP during the first load (its lookups may take seconds) would
-	 * end the daemon: keep it pending, and run() reloads once it is up.
-	 */
-	if (!check && !once) {
-		sigemptyset(&hup);
-		sigaddset(&hup, SIGHUP);
-		sigprocmask(SIG_BLOCK, &hup, NULL);
-	}
 	if (!check && mkdir(d.state_dir, 0755) && errno != EEXIST)
 		state_error(&d, d.state_dir, -errno);
 	if (netns && nfsfair_netns_enter(netns, err)) {

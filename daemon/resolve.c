@@ -9,9 +9,9 @@
  *
  * A name is looked up again when its DNS records expire (the shortest
  * TTL of its A and AAAA answers), no sooner than RES_MIN_INTERVAL and no
- * later than the refresh interval; a name from the hosts file, which has
- * no TTL, at the refresh interval. A failing name is retried after 10,
- * 20, 40... seconds, up to the refresh interval.
+ * later than the refresh interval; a name the hosts file lists, which has
+ * no TTL (DNS is not asked for one), at the refresh interval. A failing
+ * name is retried after 10, 20, 40... seconds, up to the refresh interval.
  */
 #define _GNU_SOURCE	/* EAI_NODATA */
 #include <arpa/nameser.h>
@@ -35,6 +35,7 @@ void resolver_free(struct resolver *r)
 	}
 	free(r->hosts);
 	hash_free(&r->index);
+	hosts_free(&r->hosts_file);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -219,7 +220,7 @@ int resolve_member(struct resolver *r, struct cfg *cfg, const struct cfg_member 
 		h->resolved_at = time(NULL);
 		h->error[0] = '\0';
 		h->failures = 0;
-		h->ttl = dns_ttl(m->text);
+		h->ttl = hosts_has(&r->hosts_file, m->text) ? 0 : dns_ttl(m->text);
 		h->due = resolver_now() + clamp_interval(r, h->ttl ? h->ttl : r->refresh);
 	} else {
 		snprintf(h->error, sizeof(h->error), "%s", gai_strerror(eai));

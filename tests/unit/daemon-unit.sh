@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The systemd units pass systemd-analyze verify (with our binary and
-# man pages standing in for the installed ones), and the man pages render
-# with no groff warnings.
+# man pages standing in for the installed ones), the man pages render
+# with no groff warnings, and a make of daemon/ with nothing changed does
+# nothing.
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/tests/lib/tap.sh"
 tmp=$(mktemp -d)
@@ -31,6 +32,16 @@ check "ordered before nfs-server.service" \
 	grep -qx 'Before=nfs-server.service' "$unit"
 check "only CAP_NET_ADMIN" \
 	grep -qx 'CapabilityBoundingSet=CAP_NET_ADMIN' "$unit"
+# A second make with nothing changed does nothing: nfsfaird is not relinked.
+mk() { env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL LC_ALL=C make -C "$top/daemon" 2>&1; }
+out=$(mk)
+check "make -C daemon builds" [ $? -eq 0 ] || diag "$out"
+before=$(stat -c %y "$top/daemon/nfsfaird")
+out=$(mk)
+check "make -C daemon again: nfsfaird not relinked" \
+	[ "$(stat -c %y "$top/daemon/nfsfaird")" = "$before" ] || diag "$out"
+check "... and it says nothing is to be done" \
+	grep -qx "make: Nothing to be done for 'all'." <<< "$out" || diag "$out"
 for page in daemon/nfsfaird.8 daemon/nfsfair.yaml.5; do
 	out=$(groff -man -Tutf8 -ww -z "$top/$page" 2>&1)
 	check "$page renders without warnings" [ -z "$out" ] || diag "$out"
