@@ -12,7 +12,7 @@ static int class_cmd(struct ctl *c, uint8_t cmd, bool weight, bool limit)
 	struct nl_msg *msg;
 	int ret;
 
-	/* ctl_parse() checked the name */
+	/* ctl_parse() checked the name: strictly for -N and -E, its length for -X */
 	ret = ctl_nl(c);
 	if (ret)
 		return ret;

@@ -2,7 +2,8 @@
 /*
  * save and restore. restore checks every line before it changes anything,
  * then applies each origin's rules with one table-replace (the classes go
- * with the first), under a lock so two restores never interleave.
+ * with the first), in the order restore-plan.c gives so the table comes
+ * back in the file's order, under a lock so two restores never interleave.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,7 +19,10 @@
 
 #include "ctl.h"
 
+/* A test builds its own nfsfair-ctl with a directory of its own. */
+#ifndef RESTORE_LOCK_DIR
 #define RESTORE_LOCK_DIR "/run/lock"
+#endif
 #define RESTORE_LOCK RESTORE_LOCK_DIR "/nfsfair-ctl.lock"
 
 struct item {
@@ -94,6 +98,31 @@ free_cl:
 	return ret;
 }
 
+/*
+ * table-replace puts each origin's rules in one place: a file where
+ * another origin's rules split one origin's would come back reordered.
+ */
+static int check_origins(const struct restore *rs)
+{
+	const struct nfsfair_rule *prev = NULL, *r;
+	bool seen[256] = { false };
+	int i, prev_line = 0;
+
+	for (i = 0; i < rs->n; i++) {
+		if (rs->v[i].l.kind != NFSFAIR_LINE_RULE)
+			continue;
+		r = &rs->v[i].l.rule;
+		if (prev && prev->origin != r->origin && seen[r->origin])
+			return ctl_error("%s:%d: origin %u again, after origin %u's rule on line %d: restore cannot keep this order (table-replace puts each origin's rules together)",
+					 rs->file, rs->v[i].lineno, r->origin, prev->origin,
+					 prev_line);
+		seen[r->origin] = true;
+		prev = r;
+		prev_line = rs->v[i].lineno;
+	}
+	return 0;
+}
+
 static int read_file(struct restore *rs, FILE *fp)
 {
 	char err[NFSFAIR_ERR_LEN], *line = NULL;
@@ -132,6 +161,8 @@ static int read_file(struct restore *rs, FILE *fp)
 	}
 	if (!ret && ferror(fp))
 		ret = ctl_error("%s: %s", rs->file, strerror(errno));
+	if (!ret)
+		ret = check_origins(rs);
 	free(line);
 	return ret;
 }
@@ -189,13 +220,13 @@ static int put_class(struct nl_msg *msg, const struct nfsfair_line *l,
 }
 
 /* @cl: the kernel's classes, to carry the file's; NULL for rules alone. */
-static int put_table(struct nl_msg *msg, const struct restore *rs, int origin,
+static int put_table(struct nl_msg *msg, const struct restore *rs, const struct ctl_step *st,
 		     const struct ctl_classes *cl)
 {
 	struct nlattr *nest;
 	int i;
 
-	if (nla_put_u8(msg, NFSFAIR_A_TABLE_ORIGIN, origin) < 0)
+	if (nla_put_u8(msg, NFSFAIR_A_TABLE_ORIGIN, st->origin) < 0)
 		return -EMSGSIZE;
 	for (i = 0; cl && i < rs->n; i++) {
 		if (rs->v[i].l.kind != NFSFAIR_LINE_CLASS)
@@ -205,8 +236,8 @@ static int put_table(struct nl_msg *msg, const struct restore *rs, int origin,
 			return -EMSGSIZE;
 		nla_nest_end(msg, nest);
 	}
-	for (i = 0; i < rs->n; i++) {
-		if (rs->v[i].l.kind != NFSFAIR_LINE_RULE || rs->v[i].l.rule.origin != origin)
+	for (i = 0; st->fill && i < rs->n; i++) {
+		if (rs->v[i].l.kind != NFSFAIR_LINE_RULE || rs->v[i].l.rule.origin != st->origin)
 			continue;
 		nest = nla_nest_start(msg, NFSFAIR_A_TABLE_RULE);
 		if (!nest || nfsfair_nla_put_rule(msg, &rs->v[i].l.rule, false) < 0)
@@ -232,17 +263,47 @@ static int line_of(const struct restore *rs, int attr, int index, int origin)
 	return 0;
 }
 
-static int replace_origin(struct ctl *c, const struct restore *rs, int origin, bool first,
-			  uint64_t gen, const struct ctl_classes *cl)
+/* The steps of a plan for the kernel's rules @table: -ENOMEM, or how many. */
+static int plan(const struct ctl *c, const struct restore *rs, const struct nfsfair_rule *table,
+		int ntable, struct ctl_step *steps)
 {
+	uint8_t *file = malloc(rs->n + 1), *now = malloc(ntable + 1);
+	int nfile = 0, n = -ENOMEM, i;
+
+	if (file && now) {
+		for (i = 0; i < rs->n; i++)
+			if (rs->v[i].l.kind == NFSFAIR_LINE_RULE)
+				file[nfile++] = rs->v[i].l.rule.origin;
+		for (i = 0; i < ntable; i++)
+			now[i] = table[i].origin;
+		n = ctl_restore_plan(file, nfile, now, ntable, c->opts & OPT_NOFLUSH, steps);
+	}
+	free(file);
+	free(now);
+	return n;
+}
+
+/* Step @s of @nsteps failed: those before it are in the kernel. */
+static void partly(const struct restore *rs, const struct ctl_step *steps, int nsteps, int s)
+{
+	ctl_error("%s: restored in part: %d of %d table-replaces were applied; origin %u's and any after it were not",
+		  rs->file, s, nsteps, steps[s].origin);
+	if (steps[s].fill && !steps[s - 1].fill && steps[s - 1].origin == steps[s].origin)
+		ctl_error("%s: origin %u has no rules now: they were taken out to put the file's at the end",
+			  rs->file, steps[s].origin);
+}
+
+static int replace_origin(struct ctl *c, const struct restore *rs, const struct ctl_step *steps,
+			  int nsteps, int s, uint64_t gen, const struct ctl_classes *cl)
+{
+	int ret, attr, index, line, origin = steps[s].origin;
 	struct nl_msg *msg;
-	int ret, attr, index, line;
 
 	msg = nfsfair_nl_msg_big(c->nl, NFSFAIR_CMD_TABLE_REPLACE);
 	if (!msg)
 		return ctl_error("out of memory");
-	if ((first && nla_put_u64(msg, NFSFAIR_A_TABLE_GENERATION, gen) < 0) ||
-	    put_table(msg, rs, origin, first ? cl : NULL) < 0) {
+	if ((!s && nla_put_u64(msg, NFSFAIR_A_TABLE_GENERATION, gen) < 0) ||
+	    put_table(msg, rs, &steps[s], s ? NULL : cl) < 0) {
 		nlmsg_free(msg);
 		return ctl_error("%s: too many lines for one message", rs->file);
 	}
@@ -258,9 +319,8 @@ static int replace_origin(struct ctl *c, const struct restore *rs, int origin, b
 	else
 		ctl_error("%s: origin %d: kernel reports: %s", rs->file, origin,
 			  ret ? strerror(-ret) : nfsfair_nl_extack(c->nl));
-	if (!first)
-		ctl_error("%s: origins before %d were restored, origin %d and after were not",
-			  rs->file, origin, origin);
+	if (s)
+		partly(rs, steps, nsteps, s);
 	return CTL_FAIL;
 }
 
@@ -291,14 +351,16 @@ static int take_lock(void)
 	return fd;
 }
 
+#define NEEDS_ADMIN "restore needs CAP_NET_ADMIN (root), as every edit of the table does"
+
 static int apply(struct ctl *c, const struct restore *rs)
 {
+	struct ctl_step steps[CTL_STEPS_MAX];
 	struct ctl_classes cl = { 0 };
 	struct ctl_rules rules = { 0 };
-	bool want[256] = { false }, first = true;
 	struct nl_msg *msg;
 	uint64_t gen = 0;
-	int ret, i;
+	int ret, i, nsteps;
 
 	ret = ctl_nl(c);
 	if (ret)
@@ -316,22 +378,15 @@ static int apply(struct ctl *c, const struct restore *rs)
 		ret = check_classes(rs, &cl);
 	if (ret)
 		goto out;
-	for (i = 0; i < rs->n; i++)
-		if (rs->v[i].l.kind == NFSFAIR_LINE_RULE)
-			want[rs->v[i].l.rule.origin] = true;
-	if (!(c->opts & OPT_NOFLUSH)) {
-		want[0] = true;
-		for (i = 0; i < rules.n; i++)
-			want[rules.v[i].origin] = true;
+	nsteps = plan(c, rs, rules.v, rules.n, steps);
+	if (nsteps < 0) {
+		ret = ctl_error("out of memory");
+		goto out;
 	}
-	for (i = 0; i < 256 && !ret; i++) {
-		if (!want[i])
-			continue;
-		ret = replace_origin(c, rs, i, first, gen, &cl);
-		first = false;
-	}
+	for (i = 0; i < nsteps && !ret; i++)
+		ret = replace_origin(c, rs, steps, nsteps, i, gen, &cl);
 	/* --noflush with classes and no rules: no origin to carry them. */
-	for (i = 0; first && !ret && i < rs->n; i++)
+	for (i = 0; !nsteps && !ret && i < rs->n; i++)
 		if (rs->v[i].l.kind == NFSFAIR_LINE_CLASS)
 			ret = class_put(c, rs, &rs->v[i], ctl_class_find(&cl, rs->v[i].l.class));
 	/* Without --noflush the file is the whole state: drop classes it lacks. */
@@ -353,29 +408,27 @@ out:
 
 /*
  * What --test can say without the kernel: rules no address reaches in the
- * table the file gives an empty one (each origin in turn, in file order),
- * and classes no rule of the file names. Warnings, not errors.
+ * table the file gives an empty one (its rules in file order, as restore
+ * leaves them), and classes no rule of the file names. Warnings, not errors.
  */
 static int test_warnings(const struct restore *rs)
 {
 	char text[NFSFAIR_RULE_STRLEN], what[NFSFAIR_RULE_STRLEN + 64];
 	bool *shadowed, *item_shadowed;
 	struct nfsfair_rule *v;
-	int *item, n = 0, origin, i, ret = 0;
+	int *item, n = 0, i, ret = 0;
 
-	v = malloc((rs->n + 1) * sizeof(*v));
+	v = calloc(rs->n + 1, sizeof(*v));
 	item = malloc((rs->n + 1) * sizeof(*item));
 	shadowed = malloc((rs->n + 1) * sizeof(*shadowed));
 	item_shadowed = calloc(rs->n + 1, sizeof(*item_shadowed));
 	if (!v || !item || !shadowed || !item_shadowed)
 		goto nomem;
-	for (origin = 0; origin < 256; origin++) {
-		for (i = 0; i < rs->n; i++) {
-			if (rs->v[i].l.kind != NFSFAIR_LINE_RULE || rs->v[i].l.rule.origin != origin)
-				continue;
-			v[n] = rs->v[i].l.rule;
-			item[n++] = i;
-		}
+	for (i = 0; i < rs->n; i++) {
+		if (rs->v[i].l.kind != NFSFAIR_LINE_RULE)
+			continue;
+		v[n] = rs->v[i].l.rule;
+		item[n++] = i;
 	}
 	if (nfsfair_rules_shadowed(v, n, shadowed) < 0)
 		goto nomem;
@@ -408,40 +461,32 @@ free:
 
 /*
  * The table the file would leave, built from the kernel's the way apply()
- * replaces it: origin by origin, each origin's rules where its first one
- * was, so the preview sees the order the kernel would have.
+ * replaces it, step by step of the same plan, so the preview sees the
+ * order the kernel would have.
  */
 static int next_table(struct ctl *c, const struct restore *rs, const struct nfsfair_preview *pv,
 		      struct nfsfair_rule **out, int *nout)
 {
+	struct ctl_step steps[CTL_STEPS_MAX];
 	struct nfsfair_rule *cur, *add, *next;
-	bool want[256] = { false };
-	int ncur, nadd, nnext, origin, i, ret = 0;
+	int ncur, nadd, nnext, nsteps, s, i, ret = 0;
 
+	nsteps = plan(c, rs, pv->rules, pv->nrules, steps);
 	add = malloc((rs->n + 1) * sizeof(*add));
 	cur = malloc((pv->nrules + 1) * sizeof(*cur));
-	if (!add || !cur) {
+	if (nsteps < 0 || !add || !cur) {
 		free(add);
 		free(cur);
 		return -ENOMEM;
 	}
 	memcpy(cur, pv->rules, pv->nrules * sizeof(*cur));
 	ncur = pv->nrules;
-	for (i = 0; i < rs->n; i++)
-		if (rs->v[i].l.kind == NFSFAIR_LINE_RULE)
-			want[rs->v[i].l.rule.origin] = true;
-	if (!(c->opts & OPT_NOFLUSH)) {
-		want[0] = true;
-		for (i = 0; i < pv->nrules; i++)
-			want[pv->rules[i].origin] = true;
-	}
-	for (origin = 0; origin < 256 && !ret; origin++) {
-		if (!want[origin])
-			continue;
-		for (i = 0, nadd = 0; i < rs->n; i++)
-			if (rs->v[i].l.kind == NFSFAIR_LINE_RULE && rs->v[i].l.rule.origin == origin)
+	for (s = 0; s < nsteps && !ret; s++) {
+		for (i = 0, nadd = 0; steps[s].fill && i < rs->n; i++)
+			if (rs->v[i].l.kind == NFSFAIR_LINE_RULE &&
+			    rs->v[i].l.rule.origin == steps[s].origin)
 				add[nadd++] = rs->v[i].l.rule;
-		ret = nfsfair_table_splice(cur, ncur, add, nadd, origin, &next, &nnext);
+		ret = nfsfair_table_splice(cur, ncur, add, nadd, steps[s].origin, &next, &nnext);
 		if (!ret) {
 			free(cur);
 			cur = next;
@@ -518,7 +563,16 @@ int cmd_restore(struct ctl *c)
 			ret = test_report(c, &rs);
 		goto out;
 	}
+	/* Not even the lock without it: a lock file of ours would be in root's way. */
+	if (!ctl_net_admin()) {
+		ret = ctl_error(NEEDS_ADMIN);
+		goto out;
+	}
 	lock = take_lock();
+	if (lock < 0 && (errno == EACCES || errno == EPERM)) {
+		ret = ctl_error(NEEDS_ADMIN " (lock %s: %s)", RESTORE_LOCK, strerror(errno));
+		goto out;
+	}
 	if (lock < 0) {
 		ret = ctl_error("%s: %s", RESTORE_LOCK, strerror(errno));
 		goto out;

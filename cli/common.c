@@ -6,7 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
+#include <linux/capability.h>
 #include <netlink/msg.h>
 #include <netlink/attr.h>
 
@@ -54,8 +57,27 @@ int ctl_kernel_error(struct ctl *c, int err, enum ctl_set set)
 	const char *msg = nfsfair_nl_extack(c->nl);
 	char where[128];
 
+	/* GENL_ADMIN_PERM refuses without a word: say what it wants. */
+	if (err == -EPERM && !*msg)
+		return ctl_error("%s needs CAP_NET_ADMIN (root): kernel reports: %s", ctl_verb(c),
+				 strerror(EPERM));
 	concerns(c, set, where, sizeof(where));
 	return ctl_error("kernel reports: %s%s", *msg ? msg : strerror(-err), where);
+}
+
+/*
+ * Whether CAP_NET_ADMIN is in our effective set. The family's edits are
+ * GENL_ADMIN_PERM, which wants it in the initial user namespace: without
+ * it here the kernel refuses for sure. When we cannot tell, it decides.
+ */
+bool ctl_net_admin(void)
+{
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3] = { 0 };
+
+	if (syscall(SYS_capget, &hdr, data) < 0)
+		return true;
+	return data[CAP_TO_INDEX(CAP_NET_ADMIN)].effective & CAP_TO_MASK(CAP_NET_ADMIN);
 }
 
 /*

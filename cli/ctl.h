@@ -46,6 +46,7 @@ struct ctl_cmd {
 	int args_min, args_max;	/* positional arguments */
 	bool no_kernel;		/* runs without opening the netlink socket */
 	bool class_arg;		/* its argument is a class name, checked by ctl_parse() */
+	bool class_any;		/* an existing class's: any name a kernel took */
 	int (*run)(struct ctl *c);
 	const char *help;
 };
@@ -82,6 +83,7 @@ enum ctl_set { SET_RULE, SET_CLASS, SET_TABLE };
 int ctl_kernel_error(struct ctl *c, int err, enum ctl_set set);
 int ctl_resolve(const char *source, struct nfsfair_prefix **out, int *n, bool quiet);
 int ctl_position(struct ctl *c, const char *s, uint32_t *pos);
+bool ctl_net_admin(void);
 
 struct ctl_rules {
 	struct nfsfair_rule *v;
@@ -96,6 +98,17 @@ struct ctl_classes {
 int ctl_classes_dump(struct ctl *c, struct ctl_classes *classes);
 const struct nfsfair_class *ctl_class_find(const struct ctl_classes *cl, const char *name);
 void ctl_print_limit(uint32_t limit, const char *fmt, const char *none_fmt);
+
+/* restore-plan.c */
+struct ctl_step {
+	uint8_t origin;
+	bool fill;		/* the file's rules of the origin; false: none */
+};
+
+/* Each origin is emptied at most once and filled at most once. */
+#define CTL_STEPS_MAX	512
+int ctl_restore_plan(const uint8_t *file, int nfile, const uint8_t *table, int ntable,
+		     bool noflush, struct ctl_step *steps);
 
 /* openmetrics.c */
 struct ctl_metrics {

@@ -82,7 +82,7 @@ static const struct ctl_cmd ctl_cmds[] = {
 	},
 	{
 		.letter = 'X', .name = "delete-class", .synopsis = "NAME",
-		.allowed = ANY, .args_min = 1, .args_max = 1, .class_arg = true,
+		.allowed = ANY, .args_min = 1, .args_max = 1, .class_any = true,
 		.run = cmd_class_del, .help = "Delete a class no rule names",
 	},
 	{
@@ -442,6 +442,23 @@ static int check_opts(struct ctl *c)
 	return 0;
 }
 
+/*
+ * -X NAME: a class made before today's name rule (an older kernel took
+ * any bytes) can only be deleted by its name; whether it exists is the
+ * kernel's to say. No kernel took more than NFSFAIR_NAME_LEN bytes.
+ */
+static int class_any_check(const struct ctl *c, const char *name)
+{
+	size_t len = strlen(name);
+	char q[80];
+
+	if (len && len <= NFSFAIR_NAME_LEN)
+		return CTL_OK;
+	output_fmt_owner((const uint8_t *)name, len, q, sizeof(q));
+	return ctl_usage_error(c, "%s '%s': a class name is 1 to %d bytes", ctl_verb(c), q,
+			       NFSFAIR_NAME_LEN);
+}
+
 static const struct ctl_cmd *find_word(const char *w)
 {
 	unsigned int i;
@@ -503,9 +520,11 @@ int ctl_parse(struct ctl *c, int argc, char **argv)
 	}
 	if (check_opts(c))
 		return CTL_USAGE;
-	/* -N, -E, -X NAME: a name the kernel would refuse, or save could not write */
+	/* -N, -E NAME: a name the kernel would refuse, or save could not write */
 	if (c->cmd->class_arg && nfsfair_class_name_check(c->argv[0], err) < 0)
 		return ctl_usage_error(c, "%s %s", ctl_verb(c), err);
+	if (c->cmd->class_any)
+		return class_any_check(c, c->argv[0]);
 	return CTL_OK;
 }
 

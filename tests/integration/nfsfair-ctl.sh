@@ -90,6 +90,9 @@ refused "class in use" 1 "kernel reports: class 'movers' is the target of 1 rule
 	-X movers
 refused "unresolvable host" 1 "-s 'no-such-host.invalid':" -A -s no-such-host.invalid -j movers
 refused "usage: -L with -j" 2 "nfsfair-ctl: -L does not take -j TARGET" -L -j movers
+check "-A without CAP_NET_ADMIN (as nobody): exit 1, the kernel's EPERM says what it needs" eval \
+	'setpriv --reuid=nobody --regid=nogroup --clear-groups "$ctl" -A -s 10.0.0.0/8 -j per-host 2> $work/err
+	 [ $? = 1 ] && grep -qF -- "-A needs CAP_NET_ADMIN (root)" $work/err' || diag "$(cat $work/err)"
 
 # Hostnames: localhost from the host's /etc/hosts, each address its own rule.
 "$ctl" -A -s localhost -j interactive 2> $work/err
@@ -125,6 +128,25 @@ check "restore --noflush adds origin 9 and keeps the rest" eval \
 	'"$ctl" restore --noflush $work/noflush && diff <(cat $work/saved; sed 1d $work/noflush) <("$ctl" save | grep -v "^-N extra")'
 check "restore without --noflush drops origin 9 and class extra" eval \
 	'"$ctl" restore $work/saved && diff $work/saved <("$ctl" save)'
+
+# The table is ordered across origins too: a file whose origin-7 rule
+# comes before origin 0's comes back in that order, into an empty table
+# and over one in another order; one that splits an origin's rules
+# (which table-replace cannot rebuild) is refused, naming the line.
+printf -- '-N movers --weight 1\n-A -s 10.7.0.0/16 -j per-host --origin 7\n-A -s 127.0.0.2/32 -j movers\n-A -s 127.0.0.0/8 -j per-host\n' \
+	> $work/order
+"$ctl" -F
+check "restore: origin 7's rule first, into an empty table, then save: the same file" eval \
+	'"$ctl" restore $work/order && diff -u $work/order <("$ctl" save)'
+"$ctl" restore $work/saved
+check "restore: the same over a table with origin 0 first" eval \
+	'"$ctl" restore $work/order && diff -u $work/order <("$ctl" save)'
+printf -- '-N movers --weight 1\n-A -s 127.0.0.2/32 -j movers\n-A -s 10.7.0.0/16 -j per-host --origin 7\n-A -s 127.0.0.0/8 -j per-host\n' \
+	> $work/split
+refused "restore of a file that splits origin 0 around origin 7" 1 \
+	"$work/split:4: origin 0 again, after origin 7's rule on line 3" restore $work/split
+check "and the table is as it was" diff -u $work/order <("$ctl" save)
+"$ctl" restore $work/saved
 
 # Two restores at once: afterwards the table is one file or the other.
 "$ctl" -N bulk --weight 5
