@@ -42,6 +42,7 @@ static bool same_client(const struct nfsfair_client *a, const struct nfsfair_cli
 	case NFSFAIR_CLIENT_KIND_CLASS:
 		return !strcmp(a->class, b->class);
 	case NFSFAIR_CLIENT_KIND_PER_HOST:
+	case NFSFAIR_CLIENT_KIND_OVERFLOW:	/* one a prefix, and the last with none */
 		return nfsfair_prefix_equal(&a->prefix, &b->prefix);
 	case NFSFAIR_CLIENT_KIND_CLIENT_ID:
 		return a->client_id == b->client_id;
@@ -103,9 +104,18 @@ static void print_who(const struct nfsfair_client *k, bool pad)
 		print_string(PRINT_JSON, "client-id", NULL, a);
 		print_string(PRINT_JSON, "owner", NULL, owner);
 		break;
+	case NFSFAIR_CLIENT_KIND_OVERFLOW:
+		print_string(PRINT_JSON, "kind", NULL, "overflow");
+		if (!k->prefix.family) {
+			snprintf(who, sizeof(who), "overflow");
+			break;
+		}
+		nfsfair_prefix_format(&k->prefix, a, sizeof(a));
+		snprintf(who, sizeof(who), "overflow %s", a);
+		print_string(PRINT_JSON, "prefix", NULL, a);
+		break;
 	default:
-		snprintf(who, sizeof(who), "%s",
-			 k->kind == NFSFAIR_CLIENT_KIND_OVERFLOW ? "overflow" : "default");
+		snprintf(who, sizeof(who), "default");
 		print_string(PRINT_JSON, "kind", NULL, who);
 		break;
 	}

@@ -21,7 +21,9 @@
  * @NFSFAIR_CLIENT_KIND_PER_HOST: One address, masked to the rule's per-host
  *   length.
  * @NFSFAIR_CLIENT_KIND_OVERFLOW: Per-host peers and client IDs beyond the
- *   per-service cap, sharing one turn.
+ *   per-service cap of 4096, one client, and one turn, per /24 (IPv4) or /64
+ *   (IPv6), so that a host from outside a flooding prefix is not lumped with
+ *   the flood; at most 256 of those per service, then one for all the rest.
  * @NFSFAIR_CLIENT_KIND_CLIENT_ID: One NFSv4.1 client ID, under a per-client
  *   rule: the connections bound to its sessions, from any address.
  */
