@@ -93,6 +93,26 @@ sleep_until() {
 time.sleep(max(0, int(sys.argv[1]) - time.clock_gettime_ns(time.CLOCK_MONOTONIC)) / 1e9)' "$1"
 }
 
+# edit_at NS CMD...: at CLOCK_MONOTONIC NS, run the edit CMD; edit_from
+# and edit_to bracket it.
+edit_at() {
+	sleep_until "$1"
+	shift
+	edit_from=$(mono)
+	"$@"
+	edit_to=$(mono)
+}
+
+# load_ok NAME: wait for the background load $pid, its report in
+# $out/NAME.json: it ran with no errors.
+load_ok() {
+	report=$out/$1
+	wait "$pid"
+	rc=$?
+	check "$1: the load ran, no errors" eval '[ $rc = 0 ] && json "$report.json" "r[\"total_errors\"] == 0"' ||
+		diag "$(cat "$report.err")"
+}
+
 require "tests/load/nfsfair-load is built" test -x "$load"
 require "nfsd starts with $threads threads" nfsd_start $threads
 for a in 2 3 4 9; do add_source_addr 127.0.0.$a; done
@@ -282,14 +302,9 @@ live=(--group bulk:127.0.0.2:16:16 --proc getattr --hold-us "$hold_us" --warmup 
 t0=$(mono)
 "$load" "${live[@]}" > "$out/live.json" 2> "$out/live.err" &
 pid=$!
-sleep_until $((t0 + 4000000000))
-before=$(mono)
-"$ctl" -E bulk --limit 0
-after=$(mono)
-wait "$pid"
-rc=$?
-check "live: the load ran, no errors" eval '[ $rc = 0 ] && json "$out/live.json" "r[\"total_errors\"] == 0"' ||
-	diag "$(cat "$out/live.err")"
+edit_at $((t0 + 4000000000)) "$ctl" -E bulk --limit 0
+before=$edit_from after=$edit_to
+load_ok live
 # windows wholly before the change, and from the first after it
 split=$(python3 -c 'import json, sys
 r = json.load(open(sys.argv[1]))
@@ -316,18 +331,11 @@ lift=(--group hog:127.0.0.2:16:4 --group one:127.0.0.3:1:16 --proc getattr --hol
 t0=$(mono)
 "$load" "${lift[@]}" > "$out/lift.json" 2> "$out/lift.err" &
 pid=$!
-sleep_until $((t0 + 4000000000))
-limited=$(mono)
-"$ctl" -I 1 -s 127.0.0.2 -j bulk
-limited_done=$(mono)
-sleep_until $((t0 + 7000000000))
-lifted=$(mono)
-"$ctl" -E bulk --limit 0
-lifted_done=$(mono)
-wait "$pid"
-rc=$?
-check "lift: the load ran, no errors" eval '[ $rc = 0 ] && json "$out/lift.json" "r[\"total_errors\"] == 0"' ||
-	diag "$(cat "$out/lift.err")"
+edit_at $((t0 + 4000000000)) "$ctl" -I 1 -s 127.0.0.2 -j bulk
+limited=$edit_from limited_done=$edit_to
+edit_at $((t0 + 7000000000)) "$ctl" -E bulk --limit 0
+lifted=$edit_from lifted_done=$edit_to
+load_ok lift
 # phase FROM TO [SKIP]: "min max n" of one's windows wholly between FROM
 # and TO (CLOCK_MONOTONIC ns; 0: the measured time's end), the first
 # SKIP of them left out, then the hog's min and max.
