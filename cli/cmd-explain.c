@@ -6,7 +6,9 @@
  * to the client the table gives them at their next request, so the two
  * can differ for a moment after an edit, or for an idle connection.
  * Under a per-client rule a peer's connections may be in several
- * clients: one per NFSv4.1 client ID behind it, and per-host until bound.
+ * clients: one per NFSv4.1 client ID behind it, and per-host until bound,
+ * or when its client ID came after the rule's ids-per-host - 1 others of
+ * the address (which those are, the kernel knows, not the dump).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -56,9 +58,12 @@ static bool serves(const struct nfsfair_client *k, const struct nfsfair_prefix *
 		return k->kind == NFSFAIR_CLIENT_KIND_CLASS && !strcmp(k->class, r->target.class);
 	if (k->kind == NFSFAIR_CLIENT_KIND_OVERFLOW)
 		return true;
-	/* The dump asked for this peer's clients: a client ID holding them is its own. */
+	/*
+	 * The dump asked for this peer's clients: a client ID holding them is
+	 * its own, unless ids-per-host 1 gives no client ID a client.
+	 */
 	if (k->kind == NFSFAIR_CLIENT_KIND_CLIENT_ID)
-		return r->target.kind == NFSFAIR_TARGET_PER_CLIENT;
+		return nfsfair_target_ids_per_host(&r->target) > 1;
 	want.len = nfsfair_target_per_host_len(&r->target, p->family);
 	nfsfair_addr_mask(p->family, p->addr, want.len, want.addr);
 	return k->kind == NFSFAIR_CLIENT_KIND_PER_HOST && nfsfair_prefix_equal(&k->prefix, &want);

@@ -13,6 +13,7 @@ static enum output_type when(bool shown)
 
 static void print_rule(struct ctl *c, const struct nfsfair_rule *r, bool shadowed)
 {
+	uint32_t ids = nfsfair_target_ids_per_host(&r->target);
 	bool verbose = c->opts & OPT_VERBOSE;
 	char src[NFSFAIR_PREFIX_STRLEN], tgt[32], n[32];
 
@@ -31,6 +32,10 @@ static void print_rule(struct ctl *c, const struct nfsfair_rule *r, bool shadowe
 		print_uint(PRINT_JSON, "per-host-len", NULL,
 			   nfsfair_target_per_host_len(&r->target, r->prefix.family));
 	print_string(PRINT_ANY, "source", "%s", src);
+	/* As -S writes it: in the text only when not the default. */
+	if (ids)
+		print_uint(when(ids != NFSFAIR_IDS_PER_HOST_DEFAULT), "ids-per-host",
+			   "  --ids-per-host %" PRIu64, ids);
 	print_bool(PRINT_JSON, "shadowed", NULL, shadowed);
 	if (shadowed)
 		print_string(PRINT_FP, NULL, "%s", "  [shadowed by earlier rules]");

@@ -41,6 +41,10 @@ static void concerns(struct ctl *c, enum ctl_set set, char *buf, size_t size)
 		case NFSFAIR_A_RULE_ORIGIN:
 			snprintf(buf, size, " (--origin %u)", c->origin);
 			break;
+		case NFSFAIR_A_RULE_IDS_PER_HOST:
+			snprintf(buf, size, " (--ids-per-host %u)",
+				 nfsfair_target_ids_per_host(&c->target));
+			break;
 		}
 	} else if (set == SET_CLASS) {
 		if (attr == NFSFAIR_A_CLASS_NAME)

@@ -26,6 +26,7 @@ enum ctl_opt {
 	OPT_OUTPUT	= 1 << 15,
 	OPT_LIMIT	= 1 << 16,
 	OPT_POOLS	= 1 << 17,
+	OPT_IDS_PER_HOST = 1 << 18,
 };
 
 /* Exit statuses */
@@ -57,6 +58,7 @@ struct ctl {
 	const char *source;
 	const char *target_text;
 	struct nfsfair_target target;
+	uint32_t ids_per_host;	/* --ids-per-host, put in target once -j is known */
 	uint8_t origin;
 	uint32_t weight;
 	uint32_t limit;

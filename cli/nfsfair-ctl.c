@@ -16,36 +16,40 @@
 const char *ctl_prog = "nfsfair-ctl";
 
 #define RULE_SPEC	(OPT_SOURCE | OPT_TARGET)
+/* What a rule is made of: -C and -D by spec compare all of it. */
+#define RULE_OPTS	(RULE_SPEC | OPT_IDS_PER_HOST)
 #define ANY		OPT_NETNS
 
 static const struct ctl_cmd ctl_cmds[] = {
 	{
-		.letter = 'A', .name = "append", .synopsis = "-s SOURCE -j TARGET [--origin O]",
-		.required = RULE_SPEC, .allowed = RULE_SPEC | OPT_ORIGIN | ANY,
+		.letter = 'A', .name = "append",
+		.synopsis = "-s SOURCE -j TARGET [--ids-per-host N] [--origin O]",
+		.required = RULE_SPEC, .allowed = RULE_OPTS | OPT_ORIGIN | ANY,
 		.run = cmd_append, .help = "Append a rule (one per address of a hostname)",
 	},
 	{
 		.letter = 'I', .name = "insert",
-		.synopsis = "[NUM] -s SOURCE -j TARGET [--origin O]",
-		.required = RULE_SPEC, .allowed = RULE_SPEC | OPT_ORIGIN | ANY,
+		.synopsis = "[NUM] -s SOURCE -j TARGET [--ids-per-host N] [--origin O]",
+		.required = RULE_SPEC, .allowed = RULE_OPTS | OPT_ORIGIN | ANY,
 		.args_max = 1, .run = cmd_insert,
 		.help = "Insert a rule at position NUM (default 1)",
 	},
 	{
 		.letter = 'R', .name = "replace",
-		.synopsis = "NUM -s SOURCE -j TARGET [--origin O]",
-		.required = RULE_SPEC, .allowed = RULE_SPEC | OPT_ORIGIN | ANY,
+		.synopsis = "NUM -s SOURCE -j TARGET [--ids-per-host N] [--origin O]",
+		.required = RULE_SPEC, .allowed = RULE_OPTS | OPT_ORIGIN | ANY,
 		.args_min = 1, .args_max = 1, .run = cmd_replace,
 		.help = "Replace the rule at position NUM",
 	},
 	{
-		.letter = 'D', .name = "delete", .synopsis = "NUM | -D -s SOURCE -j TARGET",
-		.allowed = RULE_SPEC | ANY, .args_max = 1, .run = cmd_delete,
+		.letter = 'D', .name = "delete",
+		.synopsis = "NUM | -D -s SOURCE -j TARGET [--ids-per-host N]",
+		.allowed = RULE_OPTS | ANY, .args_max = 1, .run = cmd_delete,
 		.help = "Delete the rule at NUM, or the first rule matching",
 	},
 	{
-		.letter = 'C', .name = "check", .synopsis = "-s SOURCE -j TARGET",
-		.required = RULE_SPEC, .allowed = RULE_SPEC | ANY, .run = cmd_check,
+		.letter = 'C', .name = "check", .synopsis = "-s SOURCE -j TARGET [--ids-per-host N]",
+		.required = RULE_SPEC, .allowed = RULE_OPTS | ANY, .run = cmd_check,
 		.help = "Exit 0 if the rule is in the table, 1 if not",
 	},
 	{
@@ -138,6 +142,7 @@ static const struct {
 	{ OPT_NOFLUSH, "--noflush" },	{ OPT_NETNS, "--netns" },
 	{ OPT_OPENMETRICS, "--openmetrics" }, { OPT_OUTPUT, "--output" },
 	{ OPT_LIMIT, "--limit" },	{ OPT_POOLS, "--pools" },
+	{ OPT_IDS_PER_HOST, "--ids-per-host" },
 };
 
 /* Options a verb takes, but not together; and one that needs another. */
@@ -153,7 +158,7 @@ static const struct {
 
 enum { LONG_ORIGIN = 256, LONG_LINE, LONG_JSON, LONG_WEIGHT, LONG_COUNT, LONG_TEST,
 	LONG_NOFLUSH, LONG_NETNS, LONG_OPENMETRICS, LONG_OUTPUT, LONG_LIMIT, LONG_POOLS,
-	LONG_HELP };
+	LONG_IDS_PER_HOST, LONG_HELP };
 
 static const struct option long_opts[] = {
 	{ "source", required_argument, NULL, 's' },
@@ -174,6 +179,7 @@ static const struct option long_opts[] = {
 	{ "output", required_argument, NULL, LONG_OUTPUT },
 	{ "limit", required_argument, NULL, LONG_LIMIT },
 	{ "pools", no_argument, NULL, LONG_POOLS },
+	{ "ids-per-host", required_argument, NULL, LONG_IDS_PER_HOST },
 	{ "help", no_argument, NULL, LONG_HELP },
 	/* the verbs' long names, as their letters */
 	{ "append", no_argument, NULL, 'A' },
@@ -218,7 +224,11 @@ static void usage(FILE *fp)
 	fprintf(fp, "\nSOURCE: ADDR, ADDR/LEN (IPv4 or IPv6) or a hostname (all its addresses)\n"
 		"TARGET: a class name, per-host[/N], or per-client[/N] (by NFSv4.1 client ID,\n"
 		"        per-host/N until a connection is bound to a session)\n"
-		"--json prints one JSON document (-j is the rule's target, as in iptables)\n");
+		"--ids-per-host N: with per-client, the most clients one address's client IDs\n"
+		"        make (the address masked as for per-host), its per-host client among\n"
+		"        them: 1 to %d, default %d; later IDs join the per-host client\n"
+		"--json prints one JSON document (-j is the rule's target, as in iptables)\n",
+		NFSFAIR_IDS_PER_HOST_MAX, NFSFAIR_IDS_PER_HOST_DEFAULT);
 }
 
 static int vreport(const char *fmt, va_list ap)
@@ -371,6 +381,12 @@ static int parse_opt(struct ctl *c, int opt)
 	case LONG_POOLS:
 		c->opts |= OPT_POOLS;
 		return 0;
+	case LONG_IDS_PER_HOST:
+		c->opts |= OPT_IDS_PER_HOST;
+		if (number_arg("--ids-per-host", optarg, 1, NFSFAIR_IDS_PER_HOST_MAX, &v) < 0)
+			return -EINVAL;
+		c->ids_per_host = v;
+		return 0;
 	case LONG_COUNT:
 		c->opts |= OPT_COUNT;
 		if (number_arg("--count", optarg, 1, 1000000, &v) < 0)
@@ -459,6 +475,24 @@ static int class_any_check(const struct ctl *c, const char *name)
 			       NFSFAIR_NAME_LEN);
 }
 
+/*
+ * --ids-per-host belongs to a per-client target, and goes into it here,
+ * after every option: -j's parse starts its target afresh.
+ */
+static int ids_per_host_set(struct ctl *c)
+{
+	if (!(c->opts & OPT_IDS_PER_HOST))
+		return CTL_OK;
+	if (!(c->opts & OPT_TARGET))
+		return ctl_usage_error(c, "%s --ids-per-host %u needs -j per-client[/N]",
+				       ctl_verb(c), c->ids_per_host);
+	if (c->target.kind != NFSFAIR_TARGET_PER_CLIENT)
+		return ctl_usage_error(c, "%s --ids-per-host %u needs -j per-client[/N], not -j %s",
+				       ctl_verb(c), c->ids_per_host, c->target_text);
+	c->target.ids_per_host = c->ids_per_host;
+	return CTL_OK;
+}
+
 static const struct ctl_cmd *find_word(const char *w)
 {
 	unsigned int i;
@@ -518,7 +552,7 @@ int ctl_parse(struct ctl *c, int argc, char **argv)
 		c->argc--;
 		c->argv++;
 	}
-	if (check_opts(c))
+	if (check_opts(c) || ids_per_host_set(c))
 		return CTL_USAGE;
 	/* -N, -E NAME: a name the kernel would refuse, or save could not write */
 	if (c->cmd->class_arg && nfsfair_class_name_check(c->argv[0], err) < 0)

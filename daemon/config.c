@@ -251,8 +251,10 @@ static void mapping(struct parse *ps, yaml_node_t *node, const char *what,
 
 /* Members */
 
-enum { MEMBER_ADDRESS, MEMBER_PER_HOST, MEMBER_PER_CLIENT };
-static const char *const member_keys[] = { "address", "per-host", "per-client", NULL };
+enum { MEMBER_ADDRESS, MEMBER_PER_HOST, MEMBER_PER_CLIENT, MEMBER_IDS_PER_HOST };
+static const char *const member_keys[] = {
+	"address", "per-host", "per-client", "ids-per-host", NULL,
+};
 
 struct member_ctx {
 	struct cfg_member *m;
@@ -282,6 +284,15 @@ static void per_target(struct parse *ps, yaml_node_t *value, bool per_client, bo
 	}
 }
 
+/* ids-per-host: N, into *out; whether the target takes it is checked once all is read. */
+static void ids_per_host(struct parse *ps, yaml_node_t *value, uint32_t *out)
+{
+	long n = integer(ps, value, "ids-per-host", 1, NFSFAIR_IDS_PER_HOST_MAX);
+
+	if (n > 0)
+		*out = n;
+}
+
 static void member_pair(struct parse *ps, int key, yaml_node_t *value, void *arg)
 {
 	struct member_ctx *mc = arg;
@@ -300,6 +311,10 @@ static void member_pair(struct parse *ps, int key, yaml_node_t *value, void *arg
 	case MEMBER_PER_CLIENT:
 		per_target(ps, value, key == MEMBER_PER_CLIENT, &mc->has_per, "a member",
 			   &mc->m->per_host, &mc->m->per_client);
+		break;
+	case MEMBER_IDS_PER_HOST:
+		ids_per_host(ps, value, &mc->m->ids_per_host);
+		mc->m->ids_mark = mark_of(ps, value);
 		break;
 	}
 }
@@ -349,18 +364,19 @@ static void member(struct parse *ps, yaml_node_t *node, struct cfg_class *c)
 
 enum {
 	CLASS_NAME, CLASS_ADD_TO, CLASS_WEIGHT, CLASS_LIMIT, CLASS_PER_HOST, CLASS_PER_CLIENT,
-	CLASS_MEMBERS,
+	CLASS_IDS_PER_HOST, CLASS_MEMBERS,
 };
 static const char *const class_keys[] = {
-	"name", "add-to", "weight", "limit", "per-host", "per-client", "members", NULL,
+	"name", "add-to", "weight", "limit", "per-host", "per-client", "ids-per-host", "members",
+	NULL,
 };
 
 struct class_ctx {
 	struct cfg_class *c;
-	yaml_node_t *name, *add_to, *weight, *limit, *members;
+	yaml_node_t *name, *add_to, *weight, *limit, *members, *ids;
 	yaml_node_t *per;	/* the first of per-host and per-client */
 	int per_key;
-	bool has_per;
+	bool has_per, per_host_key, per_client_key;
 };
 
 static void class_pair(struct parse *ps, int key, yaml_node_t *value, void *arg)
@@ -408,8 +424,16 @@ static void class_pair(struct parse *ps, int key, yaml_node_t *value, void *arg)
 			cc->per = value;
 			cc->per_key = key;
 		}
+		if (key == CLASS_PER_CLIENT)
+			cc->per_client_key = true;
+		else
+			cc->per_host_key = true;
 		per_target(ps, value, key == CLASS_PER_CLIENT, &cc->has_per, "a class",
 			   &cc->c->per_host, &cc->c->per_client);
+		break;
+	case CLASS_IDS_PER_HOST:
+		cc->ids = value;
+		ids_per_host(ps, value, &cc->c->ids_per_host);
 		break;
 	case CLASS_MEMBERS:
 		cc->members = value;
@@ -424,6 +448,29 @@ static void class_pair(struct parse *ps, int key, yaml_node_t *value, void *arg)
 			member(ps, yaml_document_get_node(ps->doc, *item), cc->c);
 		break;
 	}
+}
+
+/*
+ * A member's ids-per-host is for a per-client rule: its own per-client,
+ * or, with no target of its own, its class's (@def, the definition).
+ */
+static void member_ids_check(struct parse *ps, const struct cfg_class *def,
+			     const struct cfg_member *m)
+{
+	char target[64];
+
+	if (!m->ids_per_host || (m->per_host >= 0 ? m->per_client : def->per_client))
+		return;
+	if (m->per_host >= 0)
+		snprintf(target, sizeof(target), "per-host/%d", m->per_host);
+	else if (def->per_host >= 0)
+		snprintf(target, sizeof(target), "per-host/%d (class '%s')", def->per_host,
+			 def->name);
+	else
+		snprintf(target, sizeof(target), "class '%s'", def->name);
+	cfg_error(ps->cfg, &m->ids_mark,
+		  "'ids-per-host' needs 'per-client' on the member or its class; its target is %s",
+		  target);
 }
 
 static void class(struct parse *ps, yaml_node_t *node)
@@ -475,12 +522,24 @@ static void class(struct parse *ps, yaml_node_t *node)
 			   "member with 'address'", class_keys[cc.per_key], c.name);
 		goto drop;
 	}
+	if (!c.defines && cc.ids) {
+		node_error(ps, cc.ids,
+			   "'ids-per-host' belongs where class '%s' is defined, or on a member with 'address'",
+			   c.name);
+		goto drop;
+	}
+	/* Reported, not dropped: an add-to of the class would be a second error. */
+	if (cc.ids && !cc.per_client_key)
+		node_error(ps, cc.ids, "'ids-per-host' needs 'per-client' in the same class%s",
+			   cc.per_host_key ? ", not 'per-host'" : "");
 	/* A cap that silently capped nothing would be worse than none. */
 	if (cc.limit && c.per_host >= 0) {
 		node_error(ps, cc.limit, "'limit' needs a class: with '%s' each member is a "
 			   "client of its own", cfg_per_word(c.per_client));
 		goto drop;
 	}
+	for (i = 0; i < c.nr_members; i++)
+		member_ids_check(ps, c.defines ? &c : prev, &c.members[i]);
 	if (!c.nr_members) {
 		/* Past the members limit (reported once), every class is empty. */
 		if (cfg->nr_members <= CFG_MEMBERS_MAX)

@@ -30,6 +30,8 @@ struct cfg_member {
 	char *text;		/* hostname, address or prefix */
 	int per_host;		/* -1: the class's target; else per-host/N */
 	bool per_client;	/* with per_host: per-client/N instead */
+	uint32_t ids_per_host;	/* 0: the class's, or the default */
+	struct cfg_mark ids_mark;	/* of ids-per-host, when given */
 	struct cfg_mark mark;
 };
 
@@ -40,6 +42,7 @@ struct cfg_class {
 	uint32_t limit;		/* most nfsd threads at once; 0: none */
 	int per_host;		/* -1: a real class; else members are per-host/N */
 	bool per_client;	/* with per_host: members are per-client/N */
+	uint32_t ids_per_host;	/* with per_client: for its members; 0: the default */
 	struct cfg_member *members;
 	size_t nr_members;
 	struct cfg_mark mark;

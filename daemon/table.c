@@ -3,7 +3,8 @@
  * The table a configuration asks for: classes in order of definition,
  * then one rule per member address, in file order (main file, then the
  * drop-ins by name), first match winning as in the kernel. A class with
- * per-host (per-client) makes its members' rules per-host (per-client).
+ * per-host (per-client) makes its members' rules per-host (per-client),
+ * with its ids-per-host unless a member gives its own.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -91,6 +92,8 @@ int want_build(struct want *w, struct cfg *cfg, struct resolver *r, enum res_mod
 			const struct cfg_member *m = &c->members[j];
 			int per_host = m->per_host >= 0 ? m->per_host : def->per_host;
 			bool per_client = m->per_host >= 0 ? m->per_client : def->per_client;
+			/* Inherited on its own: a member's per-client/N of its own keeps the class's. */
+			uint32_t ids = m->ids_per_host ? m->ids_per_host : def->ids_per_host;
 
 			err = resolve_member(r, cfg, m, mode, &addrs, &n);
 			if (err) {
@@ -105,6 +108,7 @@ int want_build(struct want *w, struct cfg *cfg, struct resolver *r, enum res_mod
 					rule.target.kind = per_client ? NFSFAIR_TARGET_PER_CLIENT :
 									NFSFAIR_TARGET_PER_HOST;
 					rule.target.per_host_len = per_host;
+					rule.target.ids_per_host = per_client ? ids : 0;
 					if (per_host > (int)nfsfair_family_bits(addrs[k].family) ||
 					    per_host < addrs[k].len) {
 						cfg_error(cfg, &m->mark,

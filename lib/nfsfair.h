@@ -17,7 +17,7 @@
 #define NFSFAIR_ERR_LEN 256
 /* Room for "ffff:...:ffff/128". */
 #define NFSFAIR_PREFIX_STRLEN 64
-/* Room for "-s PREFIX -j per-client/128 --origin 255". */
+/* Room for "-s PREFIX -j per-client/128 --ids-per-host 4096 --origin 255". */
 #define NFSFAIR_RULE_STRLEN 128
 /* The kernel's caps on one namespace's table (SVC_FAIR_MAX_RULES, _CLASSES). */
 #define NFSFAIR_MAX_RULES 131072
@@ -51,6 +51,7 @@ struct nfsfair_target {
 	enum nfsfair_target_kind kind;
 	char class[NFSFAIR_NAME_LEN + 1];
 	uint8_t per_host_len;	/* 0: the whole address of the rule's family */
+	uint32_t ids_per_host;	/* per-client only; 0: NFSFAIR_IDS_PER_HOST_DEFAULT */
 };
 
 struct nfsfair_rule {
@@ -68,6 +69,7 @@ int nfsfair_class_name_check(const char *name, char *err);
 int nfsfair_target_parse(const char *s, struct nfsfair_target *t, char *err);
 int nfsfair_target_format(const struct nfsfair_target *t, int family, char *buf, size_t size);
 uint8_t nfsfair_target_per_host_len(const struct nfsfair_target *t, int family);
+uint32_t nfsfair_target_ids_per_host(const struct nfsfair_target *t);
 int nfsfair_rule_check(const struct nfsfair_rule *r, char *err);
 int nfsfair_rule_format(const struct nfsfair_rule *r, char *buf, size_t size);
 bool nfsfair_rule_equal(const struct nfsfair_rule *a, const struct nfsfair_rule *b);
@@ -82,7 +84,7 @@ int nfsfair_rules_shadowed(const struct nfsfair_rule *v, int n, bool *shadowed);
 enum nfsfair_line_kind {
 	NFSFAIR_LINE_EMPTY,	/* blank or comment */
 	NFSFAIR_LINE_CLASS,	/* -N NAME [--weight W] [--limit N] */
-	NFSFAIR_LINE_RULE,	/* -A -s PREFIX -j TARGET [--origin O] */
+	NFSFAIR_LINE_RULE,	/* -A -s PREFIX -j TARGET [--ids-per-host N] [--origin O] */
 };
 
 struct nfsfair_line {

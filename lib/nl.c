@@ -447,9 +447,15 @@ int nfsfair_nla_put_prefix(struct nl_msg *msg, int attr4, int attr6, int attr_le
 	return nla_put_u8(msg, attr_len, p->len) < 0 ? -EMSGSIZE : 0;
 }
 
-/* A rule's match and target (and origin), in the rule attribute set. */
+/*
+ * A rule's match and target (and origin), in the rule attribute set. A
+ * per-client rule's ids-per-host goes only when it is not the default,
+ * which the kernel takes for none: a kernel from before ids-per-host
+ * refuses the attribute, and still takes every rule that does not use it.
+ */
 int nfsfair_nla_put_rule(struct nl_msg *msg, const struct nfsfair_rule *r, bool origin)
 {
+	uint32_t ids = nfsfair_target_ids_per_host(&r->target);
 	uint8_t phl;
 
 	if (nfsfair_nla_put_prefix(msg, NFSFAIR_A_RULE_ADDR4, NFSFAIR_A_RULE_ADDR6,
@@ -464,6 +470,9 @@ int nfsfair_nla_put_rule(struct nl_msg *msg, const struct nfsfair_rule *r, bool 
 			return -EMSGSIZE;
 		if (r->target.kind == NFSFAIR_TARGET_PER_CLIENT &&
 		    nla_put_flag(msg, NFSFAIR_A_RULE_PER_CLIENT) < 0)
+			return -EMSGSIZE;
+		if (ids && ids != NFSFAIR_IDS_PER_HOST_DEFAULT &&
+		    nla_put_u32(msg, NFSFAIR_A_RULE_IDS_PER_HOST, ids) < 0)
 			return -EMSGSIZE;
 	}
 	if (origin && nla_put_u8(msg, NFSFAIR_A_RULE_ORIGIN, r->origin) < 0)
@@ -494,6 +503,8 @@ int nfsfair_nla_get_rule(struct nlattr **tb, struct nfsfair_rule *r)
 							       NFSFAIR_TARGET_PER_HOST;
 		if (tb[NFSFAIR_A_RULE_PER_HOST_LEN])
 			r->target.per_host_len = nla_get_u8(tb[NFSFAIR_A_RULE_PER_HOST_LEN]);
+		if (r->target.kind == NFSFAIR_TARGET_PER_CLIENT)
+			r->target.ids_per_host = nfsfair_nla_uint(tb[NFSFAIR_A_RULE_IDS_PER_HOST]);
 	}
 	if (tb[NFSFAIR_A_RULE_POSITION])
 		r->position = nla_get_u32(tb[NFSFAIR_A_RULE_POSITION]);

@@ -65,7 +65,8 @@ void nfsfair_place_of_table(const struct nfsfair_rule *v, int n, int family,
 		snprintf(pl->class, sizeof(pl->class), "%s", r->target.class);
 		return;
 	}
-	pl->kind = r->target.kind == NFSFAIR_TARGET_PER_CLIENT ? NFSFAIR_PLACE_PER_CLIENT :
+	/* Per-client with ids-per-host 1 gives no client ID a client: it is per-host. */
+	pl->kind = nfsfair_target_ids_per_host(&r->target) > 1 ? NFSFAIR_PLACE_PER_CLIENT :
 								 NFSFAIR_PLACE_PER_HOST;
 	pl->host.family = family;
 	pl->host.len = nfsfair_target_per_host_len(&r->target, family);
@@ -103,7 +104,11 @@ void nfsfair_place_of_client(const struct nfsfair_client *k, struct nfsfair_plac
  * per-host or per-client target can land in the overflow client when the
  * kernel's cap is reached; a connection bound to an NFSv4.1 session stays
  * in its client ID's client under a per-client rule. Whether a per-host
- * connection is bound to a session the dump does not say: it stays.
+ * connection is bound to a session the dump does not say: it stays. So
+ * does one of a client ID past the rule's ids-per-host, which is in the
+ * address's per-host client; which of an address's IDs are past it is
+ * the kernel's to say (the order they came in), not the dump's, so a
+ * client ID's client is taken to stay.
  */
 bool nfsfair_place_keeps(const struct nfsfair_place *to, const struct nfsfair_place *now)
 {

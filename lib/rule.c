@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Rules and their targets, as text: "-s PREFIX -j TARGET [--origin O]". */
+/* Rules and their targets, as text: "-s PREFIX -j TARGET [--ids-per-host N] [--origin O]". */
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
@@ -103,6 +103,14 @@ uint8_t nfsfair_target_per_host_len(const struct nfsfair_target *t, int family)
 	return t->per_host_len ? t->per_host_len : nfsfair_family_bits(family);
 }
 
+/* A per-client target's bound on the clients one address's IDs make; 0 for other targets. */
+uint32_t nfsfair_target_ids_per_host(const struct nfsfair_target *t)
+{
+	if (t->kind != NFSFAIR_TARGET_PER_CLIENT)
+		return 0;
+	return t->ids_per_host ? t->ids_per_host : NFSFAIR_IDS_PER_HOST_DEFAULT;
+}
+
 /* The whole address reads "per-host" or "per-client", as it is written. */
 int nfsfair_target_format(const struct nfsfair_target *t, int family, char *buf, size_t size)
 {
@@ -121,6 +129,7 @@ int nfsfair_target_format(const struct nfsfair_target *t, int family, char *buf,
 int nfsfair_rule_check(const struct nfsfair_rule *r, char *err)
 {
 	unsigned int bits = nfsfair_family_bits(r->prefix.family);
+	char t[32];
 
 	if (r->target.kind != NFSFAIR_TARGET_CLASS && r->target.per_host_len > bits) {
 		snprintf(err, NFSFAIR_ERR_LEN, "'%s/%u' is past /%u for an %s prefix",
@@ -128,12 +137,20 @@ int nfsfair_rule_check(const struct nfsfair_rule *r, char *err)
 			 r->prefix.family == AF_INET ? "IPv4" : "IPv6");
 		return -EINVAL;
 	}
+	if (r->target.kind != NFSFAIR_TARGET_PER_CLIENT && r->target.ids_per_host) {
+		nfsfair_target_format(&r->target, r->prefix.family, t, sizeof(t));
+		snprintf(err, NFSFAIR_ERR_LEN, "--ids-per-host %u needs -j per-client[/N], not -j %s",
+			 r->target.ids_per_host, t);
+		return -EINVAL;
+	}
 	return 0;
 }
 
+/* --ids-per-host only when not the default: a table saved before it existed reads the same. */
 int nfsfair_rule_format(const struct nfsfair_rule *r, char *buf, size_t size)
 {
-	char p[NFSFAIR_PREFIX_STRLEN], t[32];
+	char p[NFSFAIR_PREFIX_STRLEN], t[32], ids[32] = "", origin[16] = "";
+	uint32_t n_ids = nfsfair_target_ids_per_host(&r->target);
 	int n, ret;
 
 	ret = nfsfair_prefix_format(&r->prefix, p, sizeof(p));
@@ -142,10 +159,11 @@ int nfsfair_rule_format(const struct nfsfair_rule *r, char *buf, size_t size)
 	ret = nfsfair_target_format(&r->target, r->prefix.family, t, sizeof(t));
 	if (ret < 0)
 		return ret;
+	if (n_ids && n_ids != NFSFAIR_IDS_PER_HOST_DEFAULT)
+		snprintf(ids, sizeof(ids), " --ids-per-host %u", n_ids);
 	if (r->origin)
-		n = snprintf(buf, size, "-s %s -j %s --origin %u", p, t, r->origin);
-	else
-		n = snprintf(buf, size, "-s %s -j %s", p, t);
+		snprintf(origin, sizeof(origin), " --origin %u", r->origin);
+	n = snprintf(buf, size, "-s %s -j %s%s%s", p, t, ids, origin);
 	return (size_t)n >= size ? -ENOSPC : 0;
 }
 
@@ -158,5 +176,6 @@ bool nfsfair_rule_equal(const struct nfsfair_rule *a, const struct nfsfair_rule 
 	if (a->target.kind == NFSFAIR_TARGET_CLASS)
 		return !strcmp(a->target.class, b->target.class);
 	return nfsfair_target_per_host_len(&a->target, f) ==
-	       nfsfair_target_per_host_len(&b->target, f);
+	       nfsfair_target_per_host_len(&b->target, f) &&
+	       nfsfair_target_ids_per_host(&a->target) == nfsfair_target_ids_per_host(&b->target);
 }

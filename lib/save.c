@@ -2,7 +2,8 @@
 /*
  * The save format, read line by line: what `nfsfair-ctl save` writes and
  * `restore` reads. Classes as "-N NAME [--weight W] [--limit N]", rules as
- * "-A -s PREFIX -j TARGET [--origin O]"; '#' starts a comment.
+ * "-A -s PREFIX -j TARGET [--ids-per-host N] [--origin O]"; '#' starts a
+ * comment.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -73,7 +74,7 @@ static int rule_line(char **w, int n, struct nfsfair_line *l, char *err)
 {
 	struct nfsfair_rule *r = &l->rule;
 	bool source = false, target = false;
-	uint64_t v;
+	uint64_t v, ids = 0;
 	int i;
 
 	for (i = 1; i < n; i += 2) {
@@ -96,6 +97,13 @@ static int rule_line(char **w, int n, struct nfsfair_line *l, char *err)
 				return -EINVAL;
 			}
 			r->origin = v;
+		} else if (!strcmp(w[i], "--ids-per-host")) {
+			if (nfsfair_uint_parse(w[i + 1], NFSFAIR_IDS_PER_HOST_MAX, &ids) < 0 ||
+			    ids == 0) {
+				snprintf(err, NFSFAIR_ERR_LEN, "'%s': ids-per-host is 1 to %d",
+					 w[i + 1], NFSFAIR_IDS_PER_HOST_MAX);
+				return -EINVAL;
+			}
 		} else {
 			snprintf(err, NFSFAIR_ERR_LEN, "-A does not take '%s'", w[i]);
 			return -EINVAL;
@@ -105,6 +113,8 @@ static int rule_line(char **w, int n, struct nfsfair_line *l, char *err)
 		snprintf(err, NFSFAIR_ERR_LEN, "-A needs %s", source ? "-j TARGET" : "-s PREFIX");
 		return -EINVAL;
 	}
+	/* After the loop: -j's parse starts the target afresh. */
+	r->target.ids_per_host = ids;
 	if (nfsfair_rule_check(r, err) < 0)
 		return -EINVAL;
 	l->kind = NFSFAIR_LINE_RULE;
@@ -136,6 +146,7 @@ int nfsfair_line_parse(const char *text, struct nfsfair_line *l, char *err)
 	if (!strcmp(w[0], "-A"))
 		return rule_line(w, n, l, err);
 	snprintf(err, NFSFAIR_ERR_LEN, "'%s': a line is '%s' or '%s'", w[0],
-		 "-N NAME [--weight W] [--limit N]", "-A -s PREFIX -j TARGET [--origin O]");
+		 "-N NAME [--weight W] [--limit N]",
+		 "-A -s PREFIX -j TARGET [--ids-per-host N] [--origin O]");
 	return -EINVAL;
 }

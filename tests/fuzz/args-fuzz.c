@@ -6,7 +6,8 @@
  * exits, so every input is one call.
  *
  * Beyond not crashing: the result is one of its three statuses, nothing has
- * opened netlink, and an accepted command line is one its verb's row allows.
+ * opened netlink, and an accepted command line is one its verb's row allows,
+ * with an --ids-per-host only in range and on a per-client target.
  */
 #include <getopt.h>
 #include <stdlib.h>
@@ -45,6 +46,10 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 		    (c.opts & c.cmd->required) != c.cmd->required || (c.opts & ~c.cmd->allowed))
 			abort();
 		if (c.cmd->class_arg && nfsfair_class_name_check(c.argv[0], err))
+			abort();
+		if ((c.opts & OPT_IDS_PER_HOST) &&
+		    (c.target.kind != NFSFAIR_TARGET_PER_CLIENT || !c.target.ids_per_host ||
+		     c.target.ids_per_host > NFSFAIR_IDS_PER_HOST_MAX))
 			abort();
 	}
 	for (i = 0; i < (size_t)argc; i++)

@@ -171,6 +171,51 @@ check "5 rounds of concurrent restores: never a mix" [ $mixed = 0 ]
 "$ctl" restore $work/saved
 check "restore removes classes the file lacks (bulk)" eval '! "$ctl" classes | grep -q "^bulk "'
 
+# ids-per-host: a per-client rule's, shown only when not the default (4);
+# it round-trips through -S and save/restore, is part of the rule for -C
+# and -D, and is refused out of 1..4096 or on another target.
+"$ctl" -F
+check "-A -s 127.0.0.0/8 -j per-client --ids-per-host 2" \
+	"$ctl" -A -s 127.0.0.0/8 -j per-client --ids-per-host 2
+check "-A -s 10.0.0.0/8 -j per-client/24 (the default ids-per-host)" \
+	"$ctl" -A -s 10.0.0.0/8 -j per-client/24
+want_ids='-A -s 127.0.0.0/8 -j per-client --ids-per-host 2
+-A -s 10.0.0.0/8 -j per-client/24'
+check "-S: --ids-per-host 2 shown, the default not" [ "$("$ctl" -S)" = "$want_ids" ] ||
+	diag "$("$ctl" -S)"
+check "-L --json: ids-per-host 2, and 4 for the rule given none" eval \
+	'"$ctl" -L --json | python3 -c "import json,sys; r=json.load(sys.stdin); assert [x[\"ids-per-host\"] for x in r] == [2, 4], r"'
+check "-C finds it with --ids-per-host 2, not with the default" eval \
+	'"$ctl" -C -s 127.0.0.0/8 -j per-client --ids-per-host 2 &&
+	 ! "$ctl" -C -s 127.0.0.0/8 -j per-client 2> /dev/null'
+check "-S output feeds back: -F then each line" eval \
+	'"$ctl" -S > $work/ids-rules && "$ctl" -F &&
+	 while read -r l; do eval "\"$ctl\" $l" || exit 1; done < $work/ids-rules &&
+	 [ "$("$ctl" -S)" = "$want_ids" ]'
+"$ctl" save > $work/ids-saved
+check "save: --ids-per-host 2 written, the default not" eval \
+	'grep -qx -- "-A -s 127.0.0.0/8 -j per-client --ids-per-host 2" $work/ids-saved &&
+	 grep -qx -- "-A -s 10.0.0.0/8 -j per-client/24" $work/ids-saved'
+check "-F, restore: the same table" eval \
+	'"$ctl" -F && "$ctl" restore $work/ids-saved && diff -u $work/ids-saved <("$ctl" save)'
+refused "--ids-per-host 0" 2 "nfsfair-ctl: --ids-per-host '0': a number from 1 to 4096" \
+	-A -s 192.0.2.0/24 -j per-client --ids-per-host 0
+refused "--ids-per-host 5000" 2 "nfsfair-ctl: --ids-per-host '5000': a number from 1 to 4096" \
+	-A -s 192.0.2.0/24 -j per-client --ids-per-host 5000
+refused "--ids-per-host 2 -j per-host" 2 \
+	"nfsfair-ctl: -A --ids-per-host 2 needs -j per-client[/N], not -j per-host" \
+	-A -s 192.0.2.0/24 --ids-per-host 2 -j per-host
+printf -- '-A -s 192.0.2.0/24 -j per-host --ids-per-host 2\n' > $work/ids-bad
+refused "restore of --ids-per-host on a per-host rule" 1 \
+	"$work/ids-bad:1: --ids-per-host 2 needs -j per-client[/N], not -j per-host" \
+	restore $work/ids-bad
+refused "-D by spec with the default ids-per-host: not that rule" 1 "kernel reports:" \
+	-D -s 127.0.0.0/8 -j per-client
+check "-D -s 127.0.0.0/8 -j per-client --ids-per-host 2" \
+	"$ctl" -D -s 127.0.0.0/8 -j per-client --ids-per-host 2
+check "-S: the rule with the default left" [ "$("$ctl" -S)" = "-A -s 10.0.0.0/8 -j per-client/24" ]
+"$ctl" restore $work/saved
+
 # monitor: it joins the group, then copies the table, so a change made
 # before its copy prints nothing; and a change made before it has printed
 # the previous one may fold into it. So each change waits (bounded) for

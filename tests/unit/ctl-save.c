@@ -4,7 +4,8 @@
  * real main() (built as nfsfair_ctl_main) with the two table dumps
  * replaced by ld --wrap, so no kernel is asked. A name restore could not
  * read back makes save fail naming it, with nothing on standard output;
- * a good table's lines parse back to the same classes and rules. TAP.
+ * a good table's lines parse back to the same classes and rules. And a
+ * per-client rule's ids-per-host, as save, -S, -L and -C see it. TAP.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,26 +72,31 @@ int __wrap_ctl_rules_dump(struct ctl *c, struct ctl_rules *rules)
 			l.rule.target.kind = NFSFAIR_TARGET_CLASS;
 			snprintf(l.rule.target.class, sizeof(l.rule.target.class), "%s", name);
 		}
+		/* As the kernel dumps it: a per-client rule always carries ids-per-host. */
+		if (l.rule.target.kind == NFSFAIR_TARGET_PER_CLIENT && !l.rule.target.ids_per_host)
+			l.rule.target.ids_per_host = NFSFAIR_IDS_PER_HOST_DEFAULT;
 		rules->v[i] = l.rule;
+		rules->v[i].position = i + 1;
 	}
 	return 0;
 }
 
-/* nfsfair-ctl save, its standard output and error into @out and @err. */
-static int save(char *out, size_t osize, char *errs, size_t esize)
+/* nfsfair-ctl ARGV..., its standard output and error into @out and @err. */
+static int run(char **argv, char *out, size_t osize, char *errs, size_t esize)
 {
-	char *argv[] = { "nfsfair-ctl", "save", NULL };
 	FILE *fo = tmpfile(), *fe = tmpfile();
-	int so, se, ret;
+	int argc, so, se, ret;
 	size_t n;
 
+	for (argc = 0; argv[argc]; argc++)
+		;
 	fflush(stdout);
 	so = dup(1);
 	se = dup(2);
 	dup2(fileno(fo), 1);
 	dup2(fileno(fe), 2);
 	optind = 0;
-	ret = nfsfair_ctl_main(2, argv);
+	ret = nfsfair_ctl_main(argc, argv);
 	fflush(stdout);
 	fflush(stderr);
 	dup2(so, 1);
@@ -106,6 +112,13 @@ static int save(char *out, size_t osize, char *errs, size_t esize)
 	fclose(fo);
 	fclose(fe);
 	return ret;
+}
+
+static int save(char *out, size_t osize, char *errs, size_t esize)
+{
+	char *argv[] = { "nfsfair-ctl", "save", NULL };
+
+	return run(argv, out, osize, errs, esize);
 }
 
 /* Every line of @text parses, and formats back to itself. */
@@ -149,6 +162,79 @@ static void refused(const char *const *classes, const char *const *rules, const 
 
 #define RULE "a class name is letters, digits, '.', '_' and '-', starting with a letter or a digit"
 
+/* nfsfair-ctl ARGV on the table @rules: exit @status, printing @want and @want_err. */
+static void shows(const char *const *rules, char **argv, int status, const char *want,
+		  const char *want_err, const char *desc)
+{
+	static const char *const no_classes[] = { NULL };
+	char out[4096], errs[1024];
+	int ret, good;
+
+	table_classes = no_classes;
+	table_rules = rules;
+	ret = run(argv, out, sizeof(out), errs, sizeof(errs));
+	good = ret == status && !strcmp(out, want) && !strcmp(errs, want_err);
+	ok(good, desc);
+	if (!good)
+		printf("# exit %d, stdout '%s', stderr '%s'\n", ret, out, errs);
+}
+
+/*
+ * ids-per-host: shown only when not the default, which the kernel's dump
+ * carries like any other, so a table without it saves as it always did.
+ */
+static void test_ids_per_host(void)
+{
+	static const char *const rules[] = {
+		"-s 127.0.0.0/8 -j per-client --ids-per-host 2", "-s 10.0.0.0/8 -j per-client/24",
+		"-s 2001:db8::/32 -j per-client/64 --ids-per-host 4096 --origin 7",
+		"-s 192.0.2.0/24 -j per-host", NULL,
+	};
+	static const char *const lines = "-A -s 127.0.0.0/8 -j per-client --ids-per-host 2\n"
+		"-A -s 10.0.0.0/8 -j per-client/24\n"
+		"-A -s 2001:db8::/32 -j per-client/64 --ids-per-host 4096 --origin 7\n"
+		"-A -s 192.0.2.0/24 -j per-host\n";
+	char *save_argv[] = { "nfsfair-ctl", "save", NULL };
+	char *list_rules[] = { "nfsfair-ctl", "-S", NULL };
+	char *list[] = { "nfsfair-ctl", "-L", NULL };
+	char *json[] = { "nfsfair-ctl", "-L", "--json", NULL };
+	char *check_default[] = { "nfsfair-ctl", "-C", "-s", "127.0.0.0/8", "-j", "per-client",
+				  NULL };
+	char *check_2[] = { "nfsfair-ctl", "-C", "-s", "127.0.0.0/8", "-j", "per-client",
+			    "--ids-per-host", "2", NULL };
+	char *check_4[] = { "nfsfair-ctl", "-C", "-s", "10.0.0.0/8", "--ids-per-host", "4", "-j",
+			    "per-client/24", NULL };
+	char out[4096], errs[1024];
+	int good;
+
+	shows(rules, save_argv, CTL_OK, lines, "",
+	      "save: --ids-per-host 2 and 4096 written, the default 4 not");
+	ok(round_trips(lines), "those lines parse back to themselves");
+	shows(rules, list_rules, CTL_OK, lines, "", "-S: the same lines as save");
+	shows(rules, list, CTL_OK,
+	      "target           source\n"
+	      "per-client       127.0.0.0/8  --ids-per-host 2\n"
+	      "per-client/24    10.0.0.0/8\n"
+	      "per-client/64    2001:db8::/32  --ids-per-host 4096\n"
+	      "per-host         192.0.2.0/24\n", "",
+	      "-L: --ids-per-host after the source when not the default");
+	table_rules = rules;
+	good = run(json, out, sizeof(out), errs, sizeof(errs)) == CTL_OK && !errs[0] &&
+	       strstr(out, "\"source\":\"127.0.0.0/8\",\"ids-per-host\":2,") &&
+	       strstr(out, "\"source\":\"10.0.0.0/8\",\"ids-per-host\":4,") &&
+	       strstr(out, "\"source\":\"2001:db8::/32\",\"ids-per-host\":4096,") &&
+	       strstr(out, "\"source\":\"192.0.2.0/24\",\"shadowed\":false}]");
+	ok(good, "-L --json: ids-per-host on every per-client rule, the default too, on no other");
+	if (!good)
+		printf("# stdout '%s', stderr '%s'\n", out, errs);
+	shows(rules, check_default, CTL_FAIL, "",
+	      "nfsfair-ctl: no rule -s 127.0.0.0/8 -j per-client\n",
+	      "-C per-client (the default 4) does not find the rule with --ids-per-host 2");
+	shows(rules, check_2, CTL_OK, "", "", "-C per-client --ids-per-host 2 finds it");
+	shows(rules, check_4, CTL_OK, "", "",
+	      "-C --ids-per-host 4 finds the rule the kernel dumps with the default");
+}
+
 int main(void)
 {
 	static const char *const good_classes[] = { "movers 2", "web_1.a-b 1", "per-hostile 3",
@@ -185,6 +271,7 @@ int main(void)
 		"class 'per-host': refused, -j could not name it");
 	refused(good_classes, bad_rule, "rule 2: class 'default' is a target, not a class name",
 		"a rule naming class 'default': refused, naming the rule");
+	test_ids_per_host();
 	printf("1..%d\n", count);
 	return failures ? 1 : 0;
 }

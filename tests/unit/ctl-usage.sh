@@ -94,6 +94,35 @@ usage 2 "nfsfair-ctl: -A does not take --limit" -A -s 10.0.0.0/8 -j bulk --limit
 usage 2 "nfsfair-ctl: classes does not take --limit" classes --limit 4
 usage 2 "nfsfair-ctl: unknown option '--lim'" -N bulk --lim 4
 usage 2 "nfsfair-ctl: -E: unexpected argument 'x'" -E bulk --limit 4 x
+# --ids-per-host: 1 to 4096, with a per-client target only, on the verbs that make or
+# find a rule; refused before any netlink, naming the argument
+usage 2 "nfsfair-ctl: --ids-per-host '0': a number from 1 to 4096" \
+	-A -s 127.0.0.0/8 -j per-client --ids-per-host 0
+usage 2 "nfsfair-ctl: --ids-per-host '5000': a number from 1 to 4096" \
+	-I -s 127.0.0.0/8 -j per-client --ids-per-host 5000
+usage 2 "nfsfair-ctl: --ids-per-host '4097': a number from 1 to 4096" \
+	-A -s 127.0.0.0/8 -j per-client --ids-per-host 4097
+usage 2 "nfsfair-ctl: --ids-per-host 'x': a number from 1 to 4096" \
+	-R 1 -s 127.0.0.0/8 -j per-client --ids-per-host=x
+usage 2 "nfsfair-ctl: --ids-per-host '-1': a number from 1 to 4096" \
+	-A -s 127.0.0.0/8 -j per-client --ids-per-host -1
+usage 2 "nfsfair-ctl: --ids-per-host needs a value" -A -s 127.0.0.0/8 -j per-client --ids-per-host
+usage 2 "nfsfair-ctl: -A --ids-per-host 2 needs -j per-client[/N], not -j per-host" \
+	-A -s 127.0.0.0/8 --ids-per-host 2 -j per-host
+usage 2 "nfsfair-ctl: -R --ids-per-host 2 needs -j per-client[/N], not -j movers" \
+	-R 1 -s 127.0.0.0/8 -j movers --ids-per-host 2
+usage 2 "nfsfair-ctl: -C --ids-per-host 8 needs -j per-client[/N], not -j per-host/24" \
+	-C -s 10.0.0.0/8 -j per-host/24 --ids-per-host 8
+usage 2 "nfsfair-ctl: -D --ids-per-host 2 needs -j per-client[/N]" -D 1 --ids-per-host 2
+usage 2 "nfsfair-ctl: -L does not take --ids-per-host" -L --ids-per-host 2
+usage 2 "nfsfair-ctl: -F does not take --ids-per-host" -F --ids-per-host 2
+usage 2 "nfsfair-ctl: -N does not take --ids-per-host" -N movers --ids-per-host 2
+usage 2 "nfsfair-ctl: unknown option '--ids'" -A -s 127.0.0.0/8 -j per-client --ids 2
+# good ones reach the kernel, which here has no family
+usage 1 "$nofamily" -A -s 127.0.0.0/8 -j per-client --ids-per-host 4096
+usage 1 "$nofamily" -I 2 -s 127.0.0.0/8 --ids-per-host 1 -j per-client/24
+usage 1 "$nofamily" -D -s 127.0.0.0/8 -j per-client --ids-per-host 2
+usage 1 "$nofamily" -C -s ::/0 -j per-client/64 --ids-per-host 4
 # --pools: stats only, not with --openmetrics
 usage 2 "nfsfair-ctl: stats --openmetrics does not take --pools" stats --pools --openmetrics
 usage 2 "nfsfair-ctl: -L does not take --pools" -L --pools
@@ -111,6 +140,10 @@ check "--help exits 0 and lists every verb" eval \
 	'"$ctl" --help > "$tmp/help" && grep -c -e "^  -[AIRDCLSFZNEX]," -e "^  [a-z]" "$tmp/help" | grep -qx 18'
 check "--help names the targets per-host[/N] and per-client[/N]" \
 	grep -q '^TARGET: a class name, per-host\[/N\], or per-client\[/N\]' "$tmp/help"
+check "--help: --ids-per-host on -A -I -R -D -C, and its range and default" eval \
+	'[ "$(grep -c "^  -[AIRDC], .* -j TARGET \[--ids-per-host N\]" "$tmp/help")" = 5 ] &&
+	 grep -q "^--ids-per-host N: with per-client," "$tmp/help" &&
+	 grep -q "them: 1 to 4096, default 4;" "$tmp/help"'
 
 cat > "$tmp/good" <<'SAVE'
 # a comment
@@ -151,6 +184,19 @@ usage 1 "nfsfair-ctl: $tmp/bad5:2: '8193': a limit is 0 to 8192" restore --test 
 printf -- '-N a --weight 2 --limit\n' > "$tmp/bad6"
 usage 1 "nfsfair-ctl: $tmp/bad6:1: --limit needs a value" restore --test "$tmp/bad6"
 usage 1 "nfsfair-ctl: $tmp/none: No such file or directory" restore --test "$tmp/none"
+# --ids-per-host in the save format: per-client rules only, 1 to 4096
+printf -- '%s\n' "-A -s 127.0.0.0/8 -j per-client --ids-per-host 2" \
+	"-A -s 10.0.0.0/8 --ids-per-host 4096 -j per-client/24 --origin 7" > "$tmp/ids"
+check "restore --test: --ids-per-host on per-client rules" eval \
+	'"$ctl" restore --test "$tmp/ids" | grep -qx "$tmp/ids: 0 classes, 2 rules: OK"'
+printf -- '-A -s 127.0.0.0/8 -j per-client\n-A -s 10.0.0.0/8 -j per-host --ids-per-host 2\n' \
+	> "$tmp/ids2"
+usage 1 "nfsfair-ctl: $tmp/ids2:2: --ids-per-host 2 needs -j per-client[/N], not -j per-host" \
+	restore --test "$tmp/ids2"
+printf -- '-A -s 127.0.0.0/8 -j per-client --ids-per-host 0\n' > "$tmp/ids3"
+usage 1 "nfsfair-ctl: $tmp/ids3:1: '0': ids-per-host is 1 to 4096" restore --test "$tmp/ids3"
+printf -- '-A -s 127.0.0.0/8 -j per-client --ids-per-host 5000\n' > "$tmp/ids4"
+usage 1 "nfsfair-ctl: $tmp/ids4:1: '5000': ids-per-host is 1 to 4096" restore --test "$tmp/ids4"
 # stats --openmetrics and --output: what they cannot go with
 usage 2 "nfsfair-ctl: stats --openmetrics does not take -w" stats --openmetrics -w 5
 usage 2 "nfsfair-ctl: stats --openmetrics does not take --count" stats --count 2 --openmetrics

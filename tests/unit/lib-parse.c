@@ -182,6 +182,9 @@ static const char *const rules[] = {
 	"-s 10.0.0.0/8 -j per-client/24",
 	"-s 2001:db8::/32 -j per-client/64 --origin 9",
 	"-s ::/0 -j per-client",
+	"-s 127.0.0.0/8 -j per-client --ids-per-host 2",
+	"-s 10.0.0.0/8 -j per-client/24 --ids-per-host 4096 --origin 9",
+	"-s ::/0 -j per-client/64 --ids-per-host 1",
 };
 
 /* format(parse(x)) == x, through the save format's -A line. */
@@ -240,7 +243,25 @@ static const struct {
 	{ "-A -s 10.0.0.0/8 -j movers --origin 256", "'256': an origin is 0 to 255" },
 	{ "-A -s localhost -j movers", "'localhost': not an IPv4 or IPv6 address" },
 	{ "-I -s 10.0.0.0/8 -j movers", "'-I': a line is '-N NAME [--weight W] [--limit N]' or "
-	  "'-A -s PREFIX -j TARGET [--origin O]'" },
+	  "'-A -s PREFIX -j TARGET [--ids-per-host N] [--origin O]'" },
+	/* ids-per-host: a per-client rule's, 1 to 4096, before or after -j */
+	{ "-A -s 127.0.0.0/8 -j per-client --ids-per-host 2", NULL },
+	{ "-A -s 127.0.0.0/8 --ids-per-host 4096 -j per-client/24 --origin 3", NULL },
+	{ "-A -s 127.0.0.0/8 -j per-client --ids-per-host 1", NULL },
+	{ "-A -s 127.0.0.0/8 -j per-client --ids-per-host 0", "'0': ids-per-host is 1 to 4096" },
+	{ "-A -s 127.0.0.0/8 -j per-client --ids-per-host 4097",
+	  "'4097': ids-per-host is 1 to 4096" },
+	{ "-A -s 127.0.0.0/8 -j per-client --ids-per-host -2", "'-2': ids-per-host is 1 to 4096" },
+	{ "-A -s 127.0.0.0/8 -j per-client --ids-per-host two",
+	  "'two': ids-per-host is 1 to 4096" },
+	{ "-A -s 127.0.0.0/8 -j per-client --ids-per-host", "--ids-per-host needs a value" },
+	{ "-A -s 127.0.0.0/8 -j per-host --ids-per-host 2",
+	  "--ids-per-host 2 needs -j per-client[/N], not -j per-host" },
+	{ "-A -s 127.0.0.0/8 --ids-per-host 8 -j per-host/24",
+	  "--ids-per-host 8 needs -j per-client[/N], not -j per-host/24" },
+	{ "-A -s 127.0.0.0/8 -j movers --ids-per-host 2",
+	  "--ids-per-host 2 needs -j per-client[/N], not -j movers" },
+	{ "-A -s 127.0.0.0/8 -j per-client --ids-per-hosts 2", "-A does not take '--ids-per-hosts'" },
 };
 
 static void test_lines(void)
@@ -316,12 +337,128 @@ static void test_canonical(void)
 	ok(!nfsfair_rule_equal(&b.rule, &d.rule), "%s", "per-client is not per-client/24");
 }
 
+/* ids-per-host: part of a per-client rule, written only when not the default. */
+static void test_ids_per_host(void)
+{
+	char err[NFSFAIR_ERR_LEN], out[NFSFAIR_RULE_STRLEN];
+	struct nfsfair_line a, b, c, d;
+	struct nfsfair_rule r;
+
+	nfsfair_line_parse("-A -s 127.0.0.0/8 -j per-client", &a, err);
+	nfsfair_line_parse("-A -s 127.0.0.0/8 -j per-client --ids-per-host 4", &b, err);
+	nfsfair_line_parse("-A -s 127.0.0.0/8 -j per-client --ids-per-host 8", &c, err);
+	nfsfair_line_parse("-A -s 127.0.0.0/8 -j per-client --ids-per-host 2", &d, err);
+	ok(nfsfair_target_ids_per_host(&a.rule.target) == NFSFAIR_IDS_PER_HOST_DEFAULT, "%s",
+	   "per-client without --ids-per-host: the default, 4");
+	nfsfair_rule_format(&b.rule, out, sizeof(out));
+	ok(!strcmp(out, "-s 127.0.0.0/8 -j per-client"), "%s",
+	   "--ids-per-host 4 (the default) is not written");
+	ok(nfsfair_rule_equal(&a.rule, &b.rule), "%s",
+	   "per-client equals per-client --ids-per-host 4");
+	ok(!nfsfair_rule_equal(&a.rule, &c.rule) && !nfsfair_rule_equal(&c.rule, &a.rule), "%s",
+	   "per-client is not per-client --ids-per-host 8");
+	ok(!nfsfair_rule_equal(&c.rule, &d.rule), "%s",
+	   "per-client --ids-per-host 8 is not per-client --ids-per-host 2");
+	nfsfair_line_parse("-A -s 127.0.0.0/8 -j per-host", &a, err);
+	ok(nfsfair_target_ids_per_host(&a.rule.target) == 0, "%s",
+	   "per-host has no ids-per-host (0)");
+	/* Made by hand, as nfsfaird makes its rules: checked before the kernel is asked. */
+	r = a.rule;
+	r.target.ids_per_host = 3;
+	ok(nfsfair_rule_check(&r, err) < 0 &&
+	   !strcmp(err, "--ids-per-host 3 needs -j per-client[/N], not -j per-host"), "%s",
+	   "rule check: ids-per-host on a per-host rule refused");
+	r.target.kind = NFSFAIR_TARGET_PER_CLIENT;
+	ok(nfsfair_rule_check(&r, err) == 0, "%s", "rule check: ids-per-host 3 on per-client");
+}
+
+/* A rule's attributes, parsed back into @tb; 0 or -1. */
+static int rule_attrs(const char *text, struct nlattr **tb, struct nl_msg **msg)
+{
+	char err[NFSFAIR_ERR_LEN];
+	struct nfsfair_line l;
+
+	*msg = nlmsg_alloc();
+	if (!*msg || nfsfair_line_parse(text, &l, err) < 0 ||
+	    nfsfair_nla_put_rule(*msg, &l.rule, true) < 0)
+		return -1;
+	return nla_parse(tb, NFSFAIR_A_RULE_MAX, nlmsg_attrdata(nlmsg_hdr(*msg), 0),
+			 nlmsg_attrlen(nlmsg_hdr(*msg), 0), NULL) < 0 ? -1 : 0;
+}
+
+/*
+ * ids-per-host goes only when it is not the default (the kernel's for
+ * none), so a kernel without it still takes every rule that does not
+ * use it; a dump carries it always, and the default reads as the default.
+ */
+static void test_netlink_ids(void)
+{
+	static const struct {
+		const char *text;
+		uint32_t attr;		/* the attribute's value; 0: left out */
+	} attrs[] = {
+		{ "-A -s 127.0.0.0/8 -j per-client --ids-per-host 2", 2 },
+		{ "-A -s 127.0.0.0/8 -j per-client --ids-per-host 4096", 4096 },
+		{ "-A -s 127.0.0.0/8 -j per-client --ids-per-host 1", 1 },
+		{ "-A -s 127.0.0.0/8 -j per-client", 0 },
+		{ "-A -s 127.0.0.0/8 -j per-client --ids-per-host 4", 0 },
+		{ "-A -s 127.0.0.0/8 -j per-host", 0 },
+		{ "-A -s 127.0.0.0/8 -j movers", 0 },
+	};
+	struct nlattr *tb[NFSFAIR_A_RULE_MAX + 1];
+	struct nfsfair_rule back, want;
+	char err[NFSFAIR_ERR_LEN], desc[160];
+	struct nfsfair_line l;
+	struct nl_msg *msg;
+	struct nlattr *a;
+	unsigned int i;
+	int ret;
+	bool good;
+
+	for (i = 0; i < sizeof(attrs) / sizeof(attrs[0]); i++) {
+		ret = rule_attrs(attrs[i].text, tb, &msg);
+		a = ret ? NULL : tb[NFSFAIR_A_RULE_IDS_PER_HOST];
+		if (attrs[i].attr)
+			good = a && nla_len(a) == 4 && nla_get_u32(a) == attrs[i].attr;
+		else
+			good = !ret && !a;
+		snprintf(desc, sizeof(desc), "netlink '%s': ids-per-host %s", attrs[i].text + 3,
+			 attrs[i].attr ? "sent" : "left out");
+		ok(good, "%s", desc);
+		nlmsg_free(msg);
+	}
+	/* A dump's rule: the kernel gives the default, 4, as it gives any value. */
+	msg = nlmsg_alloc();
+	nfsfair_line_parse("-A -s 127.0.0.0/8 -j per-client/24", &l, err);
+	want = l.rule;
+	ret = msg ? nfsfair_nla_put_rule(msg, &l.rule, true) : -1;
+	if (!ret)
+		ret = nla_put_u32(msg, NFSFAIR_A_RULE_IDS_PER_HOST, NFSFAIR_IDS_PER_HOST_DEFAULT);
+	if (!ret)
+		ret = nla_parse(tb, NFSFAIR_A_RULE_MAX, nlmsg_attrdata(nlmsg_hdr(msg), 0),
+				nlmsg_attrlen(nlmsg_hdr(msg), 0), NULL);
+	if (!ret)
+		ret = nfsfair_nla_get_rule(tb, &back);
+	ok(!ret && back.target.ids_per_host == NFSFAIR_IDS_PER_HOST_DEFAULT &&
+	   nfsfair_rule_equal(&back, &want), "%s",
+	   "netlink: a dump's ids-per-host 4 decodes, equal to a rule given none");
+	nlmsg_free(msg);
+	ret = rule_attrs("-A -s 127.0.0.0/8 -j per-client/24 --ids-per-host 9", tb, &msg);
+	if (!ret)
+		ret = nfsfair_nla_get_rule(tb, &back);
+	ok(!ret && nfsfair_target_ids_per_host(&back.target) == 9, "%s",
+	   "netlink: ids-per-host 9 decodes as 9");
+	nlmsg_free(msg);
+}
+
 /* Through the rule attribute set and back, the way the kernel sees it. */
 static void test_netlink(void)
 {
 	static const char *const texts[] = {
 		"-A -s 127.0.0.0/8 -j per-client --origin 4", "-A -s 10.0.0.0/8 -j per-client/24",
 		"-A -s 10.0.0.0/8 -j per-host/24", "-A -s 2001:db8::/32 -j movers",
+		"-A -s 127.0.0.0/8 -j per-client --ids-per-host 2",
+		"-A -s ::/0 -j per-client/64 --ids-per-host 4096 --origin 4",
 	};
 	struct nlattr *tb[NFSFAIR_A_RULE_MAX + 1];
 	char err[NFSFAIR_ERR_LEN], desc[128];
@@ -348,6 +485,7 @@ static void test_netlink(void)
 		   nfsfair_rule_equal(&l.rule, &back) && back.origin == l.rule.origin, "%s", desc);
 		nlmsg_free(msg);
 	}
+	test_netlink_ids();
 }
 
 static void test_owner(void)
@@ -391,6 +529,7 @@ int main(void)
 	test_round_trip();
 	test_lines();
 	test_canonical();
+	test_ids_per_host();
 	test_netlink();
 	test_class_attrs();
 	test_owner();

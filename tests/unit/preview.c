@@ -377,6 +377,38 @@ static void test_diff(void)
 }
 
 /*
+ * A per-client rule's ids-per-host: 1 makes it per-host, so a client ID's
+ * connections leave their client for the address's; any other keeps them,
+ * as which of an address's IDs are past the bound is the kernel's to say.
+ */
+static void test_ids_per_host(void)
+{
+	const struct nfsfair_rule now[] = { rule("10.9.0.0/16", "per-client", 0) };
+	struct nfsfair_rule next[] = { rule("10.9.0.0/16", "per-client", 0) };
+	const struct hand_client bound[] = {
+		{ NFSFAIR_CLIENT_KIND_CLIENT_ID, NULL, 3, 0x6543210000000001ULL },
+		{ NFSFAIR_CLIENT_KIND_PER_HOST, "10.9.0.5/32", 1, 0 },
+	};
+	struct nfsfair_preview pv = { .state = NFSFAIR_PREVIEW_OK, .port = 2049 };
+	char got[512];
+
+	pv.rules = rules_dup(now, 1);
+	pv.nrules = 1;
+	pv.npeers = 1;
+	pv.peers = calloc(pv.npeers, sizeof(*pv.peers));
+	peer_set(&pv.peers[0], "10.9.0.5", 4, bound, 2);
+	next[0].target.ids_per_host = 2;
+	ok(!nfsfair_preview_diff(&pv, next, 1) && pv.nmoves == 0 && pv.unchanged == 1,
+	   "ids-per-host 2: the client ID's and the unbound connections stay");
+	next[0].target.ids_per_host = 1;
+	nfsfair_preview_diff(&pv, next, 1);
+	moves_text(&pv, got, sizeof(got));
+	okd(!strcmp(got, "10.9.0.5: client-id 0x6543210000000001 -> per-host 10.9.0.5/32 (3)"),
+	    "ids-per-host 1: the client ID's 3 connections move to per-host, the unbound stay", got);
+	nfsfair_preview_free(&pv);
+}
+
+/*
  * Random IPv4 tables over a small range, and peers steadily where the old
  * table puts them (the kernel after every connection's next request): a
  * peer moves exactly when a naive first-match of the two tables, on
@@ -518,6 +550,7 @@ int main(void)
 	test_splice();
 	test_peers(dir);
 	test_diff();
+	test_ids_per_host();
 	test_random();
 	test_cleanup(dir);
 	printf("1..%d\n", count);
