@@ -299,23 +299,31 @@ if [ "$kmemleak" = on ]; then
 fi
 
 # watchdog I: cycle I takes about a second; one still running after
-# 120 s hangs. Once, put every task's state and command line, and the
-# kernel's last words, in the log, where a hung run's timeout leaves
+# 120 s hangs. Once, put every task's state and command line, the kernel
+# stacks of the blocked tasks and of every task (SysRq w and t, where the
+# kernel has /proc/sysrq-trigger: the UML one through mconsole), and the
+# kernel's last words in the log, where a hung run's timeout leaves
 # nothing else to go by (one of three 200-cycle runs hung at cycle 127,
-# cause unknown). UML has no magic SysRq and shows no other task's
-# kernel stack (/proc/PID/stack is empty, wchan is um_set_signals):
-# which command hangs, and in what state, is what it can tell. Run in
-# the background; SIGTERM ends it and its sleep,
+# cause unknown). Run in the background; SIGTERM ends it and its sleep,
 # which would otherwise outlive it and count in the memory figures.
 watchdog() {
-	local sp
+	local sp key n
 	trap 'kill $sp 2> /dev/null; exit 0' TERM
 	sleep $((120 * slow)) &
 	sp=$!
 	wait "$sp"
 	diag "cycle $1 still runs after $((120 * slow)) s: every task and the console's end follow"
 	ps -eo pid,ppid,stat,etimes,args | sed 's/^/# ps: /'
-	dmesg | tail -n 50 | sed 's/^/# dmesg: /'
+	if [ -w /proc/sysrq-trigger ]; then
+		for key in w t; do
+			n=$(dmesg | wc -l)
+			echo $key > /proc/sysrq-trigger
+			dmesg | tail -n +$((n + 1)) | sed "s/^/# sysrq $key: /"
+		done
+	else
+		diag "no /proc/sysrq-trigger: no kernel stacks"
+		dmesg | tail -n 50 | sed 's/^/# dmesg: /'
+	fi
 }
 
 failed=0
