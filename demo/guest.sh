@@ -26,6 +26,10 @@ if [ "$kernel" = nfsfair ]; then
 		"$ctl" -C -s 127.0.0.10 -j movers 2>/dev/null && break
 		sleep 0.2
 	done
+	if ! "$ctl" -C -s 127.0.0.10 -j movers 2>/dev/null; then
+		echo "demo: nfsfaird did not put etc/nfsfair.yaml's table in place (its words above)" >&2
+		exit 1
+	fi
 	step "nfsfair-ctl -L -v --line-numbers"
 	"$ctl" -L -v --line-numbers | sed 's/^/  /'
 fi
