@@ -86,13 +86,6 @@ sample_threads() {
 	done
 }
 
-# mono: CLOCK_MONOTONIC in ns; sleep_until NS: sleep until it reads NS.
-mono() { python3 -c 'import time; print(time.clock_gettime_ns(time.CLOCK_MONOTONIC))'; }
-sleep_until() {
-	python3 -c 'import sys, time
-time.sleep(max(0, int(sys.argv[1]) - time.clock_gettime_ns(time.CLOCK_MONOTONIC)) / 1e9)' "$1"
-}
-
 # edit_at NS CMD...: at CLOCK_MONOTONIC NS, run the edit CMD; edit_from
 # and edit_to bracket it.
 edit_at() {
@@ -340,16 +333,10 @@ load_ok lift
 # and TO (CLOCK_MONOTONIC ns; 0: the measured time's end), the first
 # SKIP of them left out, then the hog's min and max.
 phase() {
-	python3 -c 'import json, sys
-r = json.load(open(sys.argv[1]))
-w = r["window_ms"] * 1e6
-a, b = int(sys.argv[2]) - r["start_ns"], int(sys.argv[3]) - r["start_ns"]
-if int(sys.argv[3]) == 0:
-    b = 1e30
-g = {x["name"]: x["windows"] for x in r["groups"]}
-ix = [i for i in range(len(g["one"]) - 1) if i * w >= a and (i + 1) * w <= b][int(sys.argv[4]):]
-one, hog = [g["one"][i] for i in ix], [g["hog"][i] for i in ix]
-print(min(one or [0]), max(one or [0]), len(ix), min(hog or [0]), max(hog or [0]))' "$out/lift.json" "$1" "$2" "${3:-0}"
+	local one hog
+	one=$(window_stats "$out/lift.json" one "$1" "$2" "${3:-0}")
+	hog=$(window_stats "$out/lift.json" hog "$1" "$2" "${3:-0}")
+	echo "$one ${hog% *}"
 }
 read -r pre_min pre_max npre hpre_min hpre_max <<< "$(phase "$t0" "$limited")"
 # The hog's connections move to bulk each at its next read: the first

@@ -174,11 +174,6 @@ check "NAT under the default: three IDs behind 127.0.0.2, a third each (+-$tol)"
 	json "$out/nat.json" "all(abs(g['share_pct'] - 100 / 3) <= $tol for g in r['groups'])"
 
 # 4. Lowered and raised under load.
-mono() { python3 -c 'import time; print(time.clock_gettime_ns(time.CLOCK_MONOTONIC))'; }
-sleep_until() {
-	python3 -c 'import sys, time
-time.sleep(max(0, int(sys.argv[1]) - time.clock_gettime_ns(time.CLOCK_MONOTONIC)) / 1e9)' "$1"
-}
 "$ctl" -R 1 -s 127.0.0.0/8 -j per-client --ids-per-host 9
 t0=$(mono)
 "$load" "${hog8[@]}" --group one:127.0.0.3:1:8 --warmup 1 --duration 9 --window-ms 500 \
@@ -196,21 +191,10 @@ wait $pid
 rc=$?
 check "live: the load ran, no errors" eval \
 	'[ $rc = 0 ] && json "$out/live.json" "r[\"total_errors\"] == 0"' || diag "$(cat "$out/live.err")"
-# phase FROM TO: "min max n" of 127.0.0.3's windows wholly between FROM and
-# TO (CLOCK_MONOTONIC ns; 0: the measured time's end), the first one after
-# an edit left out (its transports move each at its next read).
-phase() {
-	python3 -c 'import json, sys
-r = json.load(open(sys.argv[1]))
-w = r["window_ms"] * 1e6
-a, b = int(sys.argv[2]) - r["start_ns"], int(sys.argv[3]) - r["start_ns"]
-if int(sys.argv[3]) == 0:
-    b = 1e30
-one = [x for x in r["groups"] if x["name"] == "one"][0]["windows"]
-ix = [i for i in range(len(one) - 1) if i * w >= a and (i + 1) * w <= b][int(sys.argv[4]):]
-v = [one[i] for i in ix]
-print(min(v or [0]), max(v or [0]), len(ix))' "$out/live.json" "$1" "$2" "$3"
-}
+# phase FROM TO SKIP: 127.0.0.3's windows between FROM and TO, as
+# window_stats; SKIP 1 leaves out the first one after an edit (its
+# transports move each at its next read).
+phase() { window_stats "$out/live.json" one "$@"; }
 read -r pre_min pre_max npre <<< "$(phase "$t0" "$lowered" 0)"
 read -r low_min low_max nlow <<< "$(phase "$lowered_done" "$raised" 1)"
 read -r up_min up_max nup <<< "$(phase "$raised_done" 0 1)"

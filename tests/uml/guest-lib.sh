@@ -100,3 +100,27 @@ nfsfair_objects() {
 kernel_log() {
 	dmesg | awk '/BUG: KCSAN:/ { skip = 1 } !skip { print } skip && /====================/ { skip = 0 }'
 }
+
+# mono: CLOCK_MONOTONIC in ns; sleep_until NS: sleep until it reads NS.
+mono() { python3 -c 'import time; print(time.clock_gettime_ns(time.CLOCK_MONOTONIC))'; }
+sleep_until() {
+	python3 -c 'import sys, time
+time.sleep(max(0, int(sys.argv[1]) - time.clock_gettime_ns(time.CLOCK_MONOTONIC)) / 1e9)' "$1"
+}
+
+# window_stats REPORT GROUP FROM TO SKIP: "min max n" of GROUP's windows
+# in an nfsfair-load --window-ms REPORT that lie wholly between FROM and
+# TO (CLOCK_MONOTONIC ns; TO 0: the measured time's end), the first SKIP
+# of them left out (a window just after an edit is a mix), and the last,
+# short one never counted.
+window_stats() {
+	python3 -c 'import json, sys
+r = json.load(open(sys.argv[1]))
+w = r["window_ms"] * 1e6
+a, b = int(sys.argv[3]) - r["start_ns"], int(sys.argv[4]) - r["start_ns"]
+if int(sys.argv[4]) == 0:
+    b = 1e30
+win = [x for x in r["groups"] if x["name"] == sys.argv[2]][0]["windows"]
+v = [win[i] for i in range(len(win) - 1) if i * w >= a and (i + 1) * w <= b][int(sys.argv[5]):]
+print(min(v or [0]), max(v or [0]), len(v))' "$@"
+}
