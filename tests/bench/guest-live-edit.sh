@@ -40,15 +40,7 @@ for src in $(printf '%s\n' "${first[@]}" "${late[@]}" | grep -o '127\.0\.0\.[0-9
 	add_source_addr "$src"
 done
 
-# mono: CLOCK_MONOTONIC in ns; sleep_until NS: sleep until it reads NS.
-mono() {
-	python3 -c 'import time; print(time.clock_gettime_ns(time.CLOCK_MONOTONIC))'
-}
-sleep_until() {
-	python3 -c 'import sys, time
-time.sleep(max(0, int(sys.argv[1]) - time.clock_gettime_ns(time.CLOCK_MONOTONIC)) / 1e9)' "$1"
-}
-
+# mono and sleep_until: tests/uml/guest-lib.sh.
 load=$top/tests/load/nfsfair-load
 t0=$(mono)
 "$load" "${first[@]}" --json > /run/load.json &
