@@ -38,8 +38,13 @@ if [ "$boot" = 1 ]; then
 	done
 	check "dkms says nfsfair is installed for $kver" \
 		bash -c "dkms status -m nfsfair -k $kver | grep -q ': installed'"
-	check "the stock kernel package's files are untouched (dpkg --verify)" \
-		bash -c "[ -z \"\$(dpkg --verify linux-image-$kver)\" ]"
+	# The package that installed the running kernel: linux-image-KVER,
+	# or its -unsigned twin when the signed one was not out yet.
+	image=$(dpkg -S "/boot/vmlinuz-$kver" 2>/dev/null | cut -d: -f1)
+	check "the stock kernel package ($image) is installed" \
+		bash -c "[ \"\$(dpkg-query -W -f='\${Status}' '$image')\" = 'install ok installed' ]"
+	check "the stock kernel package's files are untouched (dpkg --verify $image)" \
+		bash -c "[ -z \"\$(dpkg --verify $image)\" ]"
 	check "the initramfs carries the DKMS sunrpc" \
 		bash -c "lsinitramfs /boot/initrd.img-$kver | grep -q 'updates/dkms/sunrpc.ko'"
 
