@@ -219,12 +219,16 @@ if [ "$boot" = 2 ]; then
 	check "an NFSv4.1 mount works after the reload" \
 		bash -c "mount -t nfs -o vers=4.1 127.0.0.1:/srv/nfs /mnt/local && cmp /srv/nfs/f1 /mnt/local/f1 && umount /mnt/local"
 	diag "$rules rules were loaded at the unload"
+	t0=$SECONDS
 	check "apt removes nfsfair-dkms" \
 		bash -c "DEBIAN_FRONTEND=noninteractive apt-get remove -y -q nfsfair-dkms > /var/lib/nfsfair-test/remove.log 2>&1"
+	diag "apt remove, its initramfs included, took $((SECONDS - t0)) s"
 	check "modprobe finds the stock sunrpc again" from_stock sunrpc
 	check "and the stock nfsd" from_stock nfsd
 	check "the initramfs holds no DKMS module" \
 		bash -c "! lsinitramfs /boot/initrd.img-$kver | grep -q updates/dkms"
+	check "and carries the stock sunrpc" \
+		bash -c "lsinitramfs /boot/initrd.img-$kver | grep -q 'kernel/net/sunrpc/sunrpc.ko'"
 	reboot_next
 fi
 
