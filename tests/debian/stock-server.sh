@@ -50,11 +50,16 @@ if [ "$boot" = 1 ]; then
 
 	# The admin's configuration: a class that none of the test's peers
 	# match (the share phases set their own rules by hand), two threads.
-	# The export on the harness's slow disk (100 I/O a second): a stable
-	# WRITE holds an nfsd thread until the disk has it.
+	# The export on the harness's slow disk (100 I/O a second), mounted
+	# sync: every WRITE holds an nfsd thread until the disk has it. The
+	# client's O_DIRECT WRITEs come UNSTABLE, and the sync export honours
+	# that: on a default mount they went to the page cache, the disk saw
+	# only COMMITs, and the shares measured the guest's CPUs (49 to 95%
+	# for the 16-connection client with no table, 56 to 142 WRITEs a
+	# second) instead of nfsd's threads.
 	mkdir -p /etc/nfsfair /srv/nfs /var/lib/prometheus/node-exporter
 	check "the slow disk takes the export" bash -c \
-		"mkfs.ext4 -q /dev/vdb && echo '/dev/vdb /srv/nfs ext4 defaults 0 2' >> /etc/fstab && mount /srv/nfs"
+		"mkfs.ext4 -q /dev/vdb && echo '/dev/vdb /srv/nfs ext4 defaults,sync 0 2' >> /etc/fstab && mount /srv/nfs"
 	cat > /etc/nfsfair/nfsfair.yaml <<-'EOF'
 	origin: 10
 	classes:
@@ -65,7 +70,8 @@ if [ "$boot" = 1 ]; then
 	EOF
 	printf '[nfsd]\nthreads=2\n' > /etc/nfs.conf.d/nfsfair-test.conf
 	echo "/srv/nfs 192.0.2.0/24(rw,sync,no_root_squash,insecure,no_subtree_check) 127.0.0.1(rw,sync,no_root_squash,insecure,no_subtree_check)" > /etc/exports
-	for i in $(seq 1 16); do head -c 1M /dev/urandom > /srv/nfs/f$i; done
+	# One write each: the mount is sync.
+	for i in $(seq 1 16); do dd if=/dev/urandom of=/srv/nfs/f$i bs=1M count=1 iflag=fullblock status=none; done
 	check "nfsfaird, nfs-server and the metrics timer enable" \
 		systemctl enable -q nfsfaird.service nfs-server.service nfsfair-metrics.timer
 	reboot_next
@@ -88,6 +94,8 @@ if [ "$boot" = 2 ]; then
 		check "the loaded $m is out of tree (taint O): the DKMS one" \
 			grep -q O /sys/module/$m/taint
 	done
+	check "the export is the slow disk, mounted sync" \
+		bash -c '[ "$(findmnt -no SOURCE /srv/nfs)" = /dev/vdb ] && findmnt -no OPTIONS /srv/nfs | grep -qw sync'
 	prom=/var/lib/prometheus/node-exporter/nfsfair.prom
 	check "the metrics timer wrote $prom" wait_for 60 grep -q '^nfsfair_' "$prom"
 
