@@ -130,22 +130,20 @@ if [ "$boot" = 2 ]; then
 		local c i
 		for c in 1 2; do
 			for i in $(seq 1 16); do
-				( while :; do dd if=/dev/zero of=/mnt/c$c/w$c-$i bs=16k count=16 \
-					oflag=direct conv=notrunc status=none || exit; done ) &
+				"$top/tests/debian/direct-writer" /mnt/c$c/w$c-$i &
 				load_pids+=($!)
 			done
 		done
 	}
-	# The loops, then the dd each may be in: the mounts must come free.
-	# A dd in an O_DIRECT WRITE ends only when its RPC does, which on a
-	# busy TCG host can take longer than the loop's kill.
+	# The writers, then the mounts must come free: a writer in an O_DIRECT
+	# WRITE ends only when its RPC does, which on a busy TCG host can take
+	# a while.
 	stop_load() {
 		kill "${load_pids[@]}" 2>/dev/null
-		pkill -f 'of=/mnt/c[12]/' 2>/dev/null
 		wait "${load_pids[@]}" 2>/dev/null
 		load_pids=()
-		wait_for 120 bash -c '! pgrep -f "of=/mnt/c[12]/" >/dev/null' ||
-			diag "writers still running: $(pgrep -af 'of=/mnt/c[12]/' | tr '\n' ';')"
+		wait_for 120 bash -c '! pgrep -f "direct-writer /mnt/c[12]/" >/dev/null' ||
+			diag "writers still running: $(pgrep -af 'direct-writer /mnt/c[12]/' | tr '\n' ';')"
 	}
 	# Both test mounts gone, retried while the last writers' files close.
 	umount_both() {
@@ -154,25 +152,26 @@ if [ "$boot" = 2 ]; then
 			! mountpoint -q $m || umount $m || return
 		done
 	}
-	reads() {
-		python3 - "$1" <<-'EOF'
-		import sys
-		mnt, ops, cur = sys.argv[1], 0, None
-		for line in open('/proc/self/mountstats'):
-		    if line.startswith('device '):
-		        cur = line.split()[4]
-		    elif cur == mnt and line.strip().startswith('WRITE:'):
-		        ops = int(line.split()[1])
-		print(ops)
-		EOF
-	}
-	# c1's share of the WRITEs in a 20 s window, in percent.
+	# c1's share of the WRITEs in a 20 s window, in percent: both mounts'
+	# kernel counters read at the same instants, by one process (under
+	# TCG a python3 start takes seconds).
 	share() {
-		local a1 a2 b1 b2
-		a1=$(reads /mnt/c1) a2=$(reads /mnt/c2)
-		sleep 20
-		b1=$(reads /mnt/c1) b2=$(reads /mnt/c2)
-		python3 -c "d1, d2 = $b1 - $a1, $b2 - $a2; print('%.1f %d %d' % (100.0 * d1 / max(d1 + d2, 1), d1, d2))"
+		python3 - <<-'EOF'
+		import time
+		def writes():
+		    ops, cur = {}, None
+		    for line in open('/proc/self/mountstats'):
+		        if line.startswith('device '):
+		            cur = line.split()[4]
+		        elif cur in ('/mnt/c1', '/mnt/c2') and line.strip().startswith('WRITE:'):
+		            ops[cur] = int(line.split()[1])
+		    return ops
+		a = writes()
+		time.sleep(20)
+		b = writes()
+		d1, d2 = b['/mnt/c1'] - a['/mnt/c1'], b['/mnt/c2'] - a['/mnt/c2']
+		print('%.1f %d %d' % (100.0 * d1 / max(d1 + d2, 1), d1, d2))
+		EOF
 	}
 	in_range() { python3 -c "import sys; sys.exit(not ($2 <= $1 <= $3))"; }
 	for vers in vers=3,nolock vers=4.1; do
