@@ -51,12 +51,11 @@ if [ "$boot" = 1 ]; then
 	# The admin's configuration: a class that none of the test's peers
 	# match (the share phases set their own rules by hand), two threads.
 	# The export on the harness's slow disk (100 I/O a second), mounted
-	# sync: every WRITE holds an nfsd thread until the disk has it. The
-	# client's O_DIRECT WRITEs come UNSTABLE, and the sync export honours
-	# that: on a default mount they went to the page cache, the disk saw
-	# only COMMITs, and the shares measured the guest's CPUs (49 to 95%
-	# for the 16-connection client with no table, 56 to 142 WRITEs a
-	# second) instead of nfsd's threads.
+	# sync: every WRITE holds an nfsd thread until the disk has it, sent
+	# FILE_SYNC or UNSTABLE (a sync export honours UNSTABLE, which a
+	# default mount leaves in the page cache). With a default mount and a
+	# dd per 16 writes (direct-writer says why not), the 16-connection
+	# client's share with no table ranged from 48 to 95% between runs.
 	mkdir -p /etc/nfsfair /srv/nfs /var/lib/prometheus/node-exporter
 	check "the slow disk takes the export" bash -c \
 		"mkfs.ext4 -q /dev/vdb && echo '/dev/vdb /srv/nfs ext4 defaults,sync 0 2' >> /etc/fstab && mount /srv/nfs"
