@@ -270,7 +270,8 @@ check "v41: CREATE_SESSION asks for what is left: 4; 9, 6 and 3; 4" \
 	eval '[ "$(grep "^CREATE_SESSION" "$tmp/first.events" | sort | tr "\n" ";")" = "$creates" ]'
 check "v41: b's two and c's one other connections bind, to the fore channel" \
 	[ "$(events '^BIND_CONN_TO_SESSION dir 1$')" -eq 3 ]
-check "v41: no call the stand-in refused (binding, slot, seqid)" [ "$(events error)" -eq 0 ]
+check "v41: no call the stand-in refused (binding, slot, seqid)" [ "$(events error)" -eq 0 ] ||
+	diag "refused: $(grep error "$tmp/first.events" | sort | uniq -c | tr "\n" ";")"
 check "v41: at the end, 5 sessions and 3 client IDs destroyed" \
 	eval '[ "$(events "^DESTROY_SESSION$")" -eq 5 ] && [ "$(events "^DESTROY_CLIENTID$")" -eq 3 ]'
 run41
@@ -286,7 +287,8 @@ run41 --json --burst 20 --burst-group b --repeat 3
 check "v41 burst mode: exit 0" [ "$rc" -eq 0 ] || diag "stderr: $(cat "$tmp/err")"
 check "v41 burst mode: group b completed 3 x 20 calls" \
 	json '[g["ops"] for g in r["groups"] if g["name"] == "b"] == [60]'
-check "v41 burst mode: no call refused" [ "$(events error)" -eq 0 ]
+check "v41 burst mode: no call refused" [ "$(events error)" -eq 0 ] ||
+	diag "refused: $(grep error "$tmp/first.events" | sort | uniq -c | tr "\n" ";")"
 
 require "stand-in server starts (v41-reorder)" serve v41-reorder
 run41 --json --jitter 50

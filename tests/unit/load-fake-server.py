@@ -111,8 +111,11 @@ def answer(conn):
         if mode in ("reorder", "v41-reorder"):
             out.reverse()
         for r, held in out:
-            send(conn, r)
+            # free the slot before the reply leaves, as nfsd does: the
+            # client may reuse it on another connection of the session
+            # as soon as it reads the reply
             v41.release(held)
+            send(conn, r)
 
 
 class Xdr:
@@ -187,7 +190,7 @@ class V41:
         return head + body, held
 
     def release(self, held):
-        """The reply to the call holding slot held has gone out."""
+        """The reply to the call holding slot held is about to go out."""
         if held is not None:
             with self.lock:
                 held[1] = False
