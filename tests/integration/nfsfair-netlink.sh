@@ -34,14 +34,16 @@ refused() {
 	check "$desc: table unchanged" [ "$before" = "$after" ]
 }
 
-# dispatches_during CMD...: svc_fair_dequeue events while CMD runs.
+# fair_events_during CMD...: svc_fair_dequeue events while CMD runs (the
+# trace kept in /run/nfsfair/trace).
 fair_events_during() {
 	local t=/sys/kernel/tracing
 	echo > $t/trace
 	echo 1 > $t/events/sunrpc/svc_fair_dequeue/enable
 	"$@" > /dev/null
 	echo 0 > $t/events/sunrpc/svc_fair_dequeue/enable
-	grep -c svc_fair_dequeue $t/trace
+	cp $t/trace /run/nfsfair/trace
+	grep -c svc_fair_dequeue /run/nfsfair/trace
 }
 
 require "nfsd starts" nfsd_start 8
@@ -93,8 +95,15 @@ check "client-get: 127.0.0.3/32 is one per-host client with 4 connections, 1 pee
 	grep -q '"kind": "per-host", "addr4": "127.0.0.3", "prefix-len": 32, "connections": 4, "dispatches": [0-9]*, "queued": [0-9]*, "peers": 1, "threads": [0-9]*, "pool": \[{"id": 0, "dispatches": [0-9]*, ' <<< "$clients"
 check "client-get: the movers class is one client" \
 	grep -q '"kind": "class", "class": "movers", "connections": 1' <<< "$clients"
-events=$(fair_events_during ls -l /run/nfsfair/c)
+events=$(fair_events_during sh -c 'ls -l /run/nfsfair/c &&
+	dd if=/dev/zero of=/run/nfsfair/b/t bs=4k count=1 conv=fsync status=none')
 check "with a table: reads from 127.0.0.3 go through fair dequeue ($events)" [ "$events" -gt 0 ]
+# The events record the client raw and format it when read.
+check "svc_fair_dequeue names the per-host client: kind, prefix, no class or ID" \
+	grep -q 'fair=host class= prefix=127\.0\.0\.3/32 id=0x0 qtime-us=' /run/nfsfair/trace ||
+	diag "$(grep -m3 svc_fair_dequeue /run/nfsfair/trace)"
+check "svc_fair_dequeue names the movers class" \
+	grep -q 'fair=class class=movers prefix=0\.0\.0\.0/0 id=0x0 qtime-us=' /run/nfsfair/trace
 check "hits counted on the per-host rule" \
 	grep -q '"position": 3, .*"hits": [1-9]' <<< "$(ynl --dump rule-get)"
 
