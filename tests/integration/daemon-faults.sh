@@ -142,7 +142,8 @@ start_daemon a -c "$conf" -d "$dir/none" --state-dir "$dir/state-a"
 require "(a) the daemon applies the first table" wait_until 20 is_table "$old"
 # Hand-made classes up to one short of the cap, carried by one rule of origin 99.
 cap=$(awk '/define SVC_FAIR_MAX_CLASSES/ { print $3 }' \
-	"$top/build/linux/include/linux/sunrpc/svc_fair.h")
+	"$top/build/linux/net/sunrpc/svc_fair_internal.h")
+require "(a) the kernel's class cap, from its source: $cap" [ -n "$cap" ]
 fill=$((cap - $(nr_classes) - 1))
 {
 	for i in $(seq "$fill"); do echo "-N h$i"; done

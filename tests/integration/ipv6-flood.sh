@@ -45,7 +45,7 @@ flood=$out/ipv6-flood-conns
 mkdir -p "$out"
 
 n=5000				# flood connections, one per address
-cap=4096			# SVC_FAIR_MAX_HOSTS, include/linux/sunrpc/svc_fair.h
+cap=4096			# SVC_FAIR_MAX_HOSTS, net/sunrpc/svc_fair_internal.h
 hold=5000			# us each flood and well-behaved call holds a thread
 good=fd00:f200::1		# the well-behaved client, outside the flood's /64
 slow=1
