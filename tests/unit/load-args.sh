@@ -245,6 +245,11 @@ events() {
 	grep -cE -- "$1" "$tmp/first.events"
 }
 
+# refusals: say which of the stand-in's v4.1 answers were errors, and how often.
+refusals() {
+	diag "refused: $(grep error "$tmp/first.events" | sort | uniq -c | tr "\n" ";")"
+}
+
 # group_is NAME EXPR: EXPR (Python, over group NAME's report as g) is true.
 group_is() {
 	json "[g for g in r['groups'] if g['name'] == '$1' and ($2)] != []"
@@ -271,7 +276,7 @@ check "v41: CREATE_SESSION asks for what is left: 4; 9, 6 and 3; 4" \
 check "v41: b's two and c's one other connections bind, to the fore channel" \
 	[ "$(events '^BIND_CONN_TO_SESSION dir 1$')" -eq 3 ]
 check "v41: no call the stand-in refused (binding, slot, seqid)" [ "$(events error)" -eq 0 ] ||
-	diag "refused: $(grep error "$tmp/first.events" | sort | uniq -c | tr "\n" ";")"
+	refusals
 check "v41: at the end, 5 sessions and 3 client IDs destroyed" \
 	eval '[ "$(events "^DESTROY_SESSION$")" -eq 5 ] && [ "$(events "^DESTROY_CLIENTID$")" -eq 3 ]'
 run41
@@ -288,7 +293,7 @@ check "v41 burst mode: exit 0" [ "$rc" -eq 0 ] || diag "stderr: $(cat "$tmp/err"
 check "v41 burst mode: group b completed 3 x 20 calls" \
 	json '[g["ops"] for g in r["groups"] if g["name"] == "b"] == [60]'
 check "v41 burst mode: no call refused" [ "$(events error)" -eq 0 ] ||
-	diag "refused: $(grep error "$tmp/first.events" | sort | uniq -c | tr "\n" ";")"
+	refusals
 
 require "stand-in server starts (v41-reorder)" serve v41-reorder
 run41 --json --jitter 50
