@@ -168,7 +168,7 @@ static int simple(struct ctl *c, uint8_t cmd, bool origin)
 	if (ret)
 		return ret;
 	msg = nfsfair_nl_msg(c->nl, cmd, false);
-	if (!msg || (origin && nla_put_u8(msg, NFSFAIR_A_RULE_ORIGIN, c->origin) < 0))
+	if (!msg || (origin && nla_put_u32(msg, NFSFAIR_A_RULE_ORIGIN, c->origin) < 0))
 		return ctl_error("out of memory");
 	ret = nfsfair_nl_run(c->nl, msg, 0, NULL, NULL);
 	return ret < 0 ? ctl_kernel_error(c, ret, SET_RULE) : CTL_OK;

@@ -226,7 +226,7 @@ static int put_table(struct nl_msg *msg, const struct restore *rs, const struct 
 	struct nlattr *nest;
 	int i;
 
-	if (nla_put_u8(msg, NFSFAIR_A_TABLE_ORIGIN, st->origin) < 0)
+	if (nla_put_u32(msg, NFSFAIR_A_TABLE_ORIGIN, st->origin) < 0)
 		return -EMSGSIZE;
 	for (i = 0; cl && i < rs->n; i++) {
 		if (rs->v[i].l.kind != NFSFAIR_LINE_CLASS)

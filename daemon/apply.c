@@ -98,7 +98,7 @@ static struct nl_msg *replace_msg(struct nfsfair_nl *nl, const struct want *w,
 
 	if (!msg)
 		return NULL;
-	if (nla_put_u8(msg, NFSFAIR_A_TABLE_ORIGIN, w->origin) ||
+	if (nla_put_u32(msg, NFSFAIR_A_TABLE_ORIGIN, w->origin) ||
 	    nla_put_u64(msg, NFSFAIR_A_TABLE_GENERATION, gen))
 		goto fail;
 	for (i = 0; i < w->nr_classes; i++) {

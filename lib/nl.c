@@ -423,7 +423,7 @@ int nfsfair_nl_bad_attr(const struct nfsfair_nl *nl, int *nested, int *index)
 	return nl->bad_attr;
 }
 
-/* The family's "uint" counters come as 4 or 8 bytes. */
+/* The family's integers are "uint": 4 or 8 bytes, as the value needs. */
 uint64_t nfsfair_nla_uint(const struct nlattr *a)
 {
 	if (!a)
@@ -444,7 +444,7 @@ int nfsfair_nla_put_prefix(struct nl_msg *msg, int attr4, int attr6, int attr_le
 	} else if (nla_put(msg, attr6, 16, p->addr) < 0) {
 		return -EMSGSIZE;
 	}
-	return nla_put_u8(msg, attr_len, p->len) < 0 ? -EMSGSIZE : 0;
+	return nla_put_u32(msg, attr_len, p->len) < 0 ? -EMSGSIZE : 0;
 }
 
 /*
@@ -466,7 +466,7 @@ int nfsfair_nla_put_rule(struct nl_msg *msg, const struct nfsfair_rule *r, bool 
 			return -EMSGSIZE;
 	} else {
 		phl = nfsfair_target_per_host_len(&r->target, r->prefix.family);
-		if (nla_put_u8(msg, NFSFAIR_A_RULE_PER_HOST_LEN, phl) < 0)
+		if (nla_put_u32(msg, NFSFAIR_A_RULE_PER_HOST_LEN, phl) < 0)
 			return -EMSGSIZE;
 		if (r->target.kind == NFSFAIR_TARGET_PER_CLIENT &&
 		    nla_put_flag(msg, NFSFAIR_A_RULE_PER_CLIENT) < 0)
@@ -475,7 +475,7 @@ int nfsfair_nla_put_rule(struct nl_msg *msg, const struct nfsfair_rule *r, bool 
 		    nla_put_u32(msg, NFSFAIR_A_RULE_IDS_PER_HOST, ids) < 0)
 			return -EMSGSIZE;
 	}
-	if (origin && nla_put_u8(msg, NFSFAIR_A_RULE_ORIGIN, r->origin) < 0)
+	if (origin && nla_put_u32(msg, NFSFAIR_A_RULE_ORIGIN, r->origin) < 0)
 		return -EMSGSIZE;
 	return 0;
 }
@@ -493,7 +493,7 @@ int nfsfair_nla_get_rule(struct nlattr **tb, struct nfsfair_rule *r)
 		return -EPROTO;
 	}
 	if (tb[NFSFAIR_A_RULE_PREFIX_LEN])
-		r->prefix.len = nla_get_u8(tb[NFSFAIR_A_RULE_PREFIX_LEN]);
+		r->prefix.len = nfsfair_nla_uint(tb[NFSFAIR_A_RULE_PREFIX_LEN]);
 	if (tb[NFSFAIR_A_RULE_CLASS]) {
 		r->target.kind = NFSFAIR_TARGET_CLASS;
 		snprintf(r->target.class, sizeof(r->target.class), "%s",
@@ -502,14 +502,14 @@ int nfsfair_nla_get_rule(struct nlattr **tb, struct nfsfair_rule *r)
 		r->target.kind = tb[NFSFAIR_A_RULE_PER_CLIENT] ? NFSFAIR_TARGET_PER_CLIENT :
 							       NFSFAIR_TARGET_PER_HOST;
 		if (tb[NFSFAIR_A_RULE_PER_HOST_LEN])
-			r->target.per_host_len = nla_get_u8(tb[NFSFAIR_A_RULE_PER_HOST_LEN]);
+			r->target.per_host_len = nfsfair_nla_uint(tb[NFSFAIR_A_RULE_PER_HOST_LEN]);
 		if (r->target.kind == NFSFAIR_TARGET_PER_CLIENT)
 			r->target.ids_per_host = nfsfair_nla_uint(tb[NFSFAIR_A_RULE_IDS_PER_HOST]);
 	}
 	if (tb[NFSFAIR_A_RULE_POSITION])
-		r->position = nla_get_u32(tb[NFSFAIR_A_RULE_POSITION]);
+		r->position = nfsfair_nla_uint(tb[NFSFAIR_A_RULE_POSITION]);
 	if (tb[NFSFAIR_A_RULE_ORIGIN])
-		r->origin = nla_get_u8(tb[NFSFAIR_A_RULE_ORIGIN]);
+		r->origin = nfsfair_nla_uint(tb[NFSFAIR_A_RULE_ORIGIN]);
 	r->hits = nfsfair_nla_uint(tb[NFSFAIR_A_RULE_HITS]);
 	return 0;
 }

@@ -50,7 +50,7 @@ static int pool_cb(const struct nlattr *a, void *arg)
 		return -ENOMEM;
 	p->item = *g->n - 1;
 	if (tb[NFSFAIR_A_POOL_STATS_ID])
-		p->id = nla_get_u32(tb[NFSFAIR_A_POOL_STATS_ID]);
+		p->id = nfsfair_nla_uint(tb[NFSFAIR_A_POOL_STATS_ID]);
 	p->dispatches = nfsfair_nla_uint(tb[NFSFAIR_A_POOL_STATS_DISPATCHES]);
 	p->queued = nfsfair_nla_uint(tb[NFSFAIR_A_POOL_STATS_QUEUED]);
 	p->threads = nfsfair_nla_uint(tb[NFSFAIR_A_POOL_STATS_THREADS]);
@@ -84,7 +84,7 @@ static int class_cb(struct nlattr **tb, void *arg)
 	if (!k)
 		return -ENOMEM;
 	snprintf(k->name, sizeof(k->name), "%s", nla_get_string(tb[NFSFAIR_A_CLASS_NAME]));
-	k->weight = tb[NFSFAIR_A_CLASS_WEIGHT] ? nla_get_u32(tb[NFSFAIR_A_CLASS_WEIGHT]) : 1;
+	k->weight = tb[NFSFAIR_A_CLASS_WEIGHT] ? nfsfair_nla_uint(tb[NFSFAIR_A_CLASS_WEIGHT]) : 1;
 	k->rules = nfsfair_nla_uint(tb[NFSFAIR_A_CLASS_RULES]);
 	k->dispatches = nfsfair_nla_uint(tb[NFSFAIR_A_CLASS_DISPATCHES]);
 	k->connections = nfsfair_nla_uint(tb[NFSFAIR_A_CLASS_CONNECTIONS]);
@@ -93,7 +93,7 @@ static int class_cb(struct nlattr **tb, void *arg)
 	k->qtime_max_us = nfsfair_nla_uint(tb[NFSFAIR_A_CLASS_QTIME_MAX_US]);
 	k->threads = nfsfair_nla_uint(tb[NFSFAIR_A_CLASS_THREADS]);
 	k->peers = nfsfair_nla_uint(tb[NFSFAIR_A_CLASS_PEERS]);
-	k->limit = tb[NFSFAIR_A_CLASS_LIMIT] ? nla_get_u32(tb[NFSFAIR_A_CLASS_LIMIT]) : 0;
+	k->limit = tb[NFSFAIR_A_CLASS_LIMIT] ? nfsfair_nla_uint(tb[NFSFAIR_A_CLASS_LIMIT]) : 0;
 	k->limit_skips = nfsfair_nla_uint(tb[NFSFAIR_A_CLASS_LIMIT_SKIPS]);
 	k->limit_time_us = nfsfair_nla_uint(tb[NFSFAIR_A_CLASS_LIMIT_TIME_US]);
 	k->threads_max = nfsfair_nla_uint(tb[NFSFAIR_A_CLASS_THREADS_MAX]);
@@ -120,7 +120,7 @@ static int client_cb(struct nlattr **tb, void *arg)
 		memcpy(k->prefix.addr, nla_data(tb[NFSFAIR_A_CLIENT_ADDR6]), 16);
 	}
 	if (tb[NFSFAIR_A_CLIENT_PREFIX_LEN])
-		k->prefix.len = nla_get_u8(tb[NFSFAIR_A_CLIENT_PREFIX_LEN]);
+		k->prefix.len = nfsfair_nla_uint(tb[NFSFAIR_A_CLIENT_PREFIX_LEN]);
 	k->client_id = nfsfair_nla_uint(tb[NFSFAIR_A_CLIENT_CLIENT_ID]);
 	a = tb[NFSFAIR_A_CLIENT_OWNER];
 	if (a) {

@@ -722,48 +722,48 @@ def base_table(s):
     s.restore("")
     request("class-new", string(CLASS_NAME, "alpha"))
     request("class-new", string(CLASS_NAME, "beta"), u32(CLASS_WEIGHT, 2))
-    rules = [([addr4(RULE_ADDR4, "10.0.0.0"), u8(RULE_PREFIX_LEN, 8),
+    rules = [([addr4(RULE_ADDR4, "10.0.0.0"), u32(RULE_PREFIX_LEN, 8),
                string(RULE_CLASS, "alpha")], 0),
-             ([addr6(RULE_ADDR6, "2001:db8::"), u8(RULE_PREFIX_LEN, 32),
-               u8(RULE_PER_HOST_LEN, 64)], 0),
-             ([addr4(RULE_ADDR4, "127.0.2.0"), u8(RULE_PREFIX_LEN, 24),
-               u8(RULE_PER_HOST_LEN, 32)], 0),
-             ([addr4(RULE_ADDR4, "127.0.4.0"), u8(RULE_PREFIX_LEN, 24),
+             ([addr6(RULE_ADDR6, "2001:db8::"), u32(RULE_PREFIX_LEN, 32),
+               u32(RULE_PER_HOST_LEN, 64)], 0),
+             ([addr4(RULE_ADDR4, "127.0.2.0"), u32(RULE_PREFIX_LEN, 24),
+               u32(RULE_PER_HOST_LEN, 32)], 0),
+             ([addr4(RULE_ADDR4, "127.0.4.0"), u32(RULE_PREFIX_LEN, 24),
                string(RULE_CLASS, "beta")], 0),
-             ([addr4(RULE_ADDR4, "11.0.0.0"), u8(RULE_PREFIX_LEN, 8),
+             ([addr4(RULE_ADDR4, "11.0.0.0"), u32(RULE_PREFIX_LEN, 8),
                string(RULE_CLASS, "beta")], 7),
-             ([addr4(RULE_ADDR4, "12.0.0.0"), u8(RULE_PREFIX_LEN, 8),
-               u8(RULE_PER_HOST_LEN, 24)], 7)]
+             ([addr4(RULE_ADDR4, "12.0.0.0"), u32(RULE_PREFIX_LEN, 8),
+               u32(RULE_PER_HOST_LEN, 24)], 7)]
     for attrs, origin in rules:
-        request("rule-append", *attrs, u8(RULE_ORIGIN, origin))
+        request("rule-append", *attrs, u32(RULE_ORIGIN, origin))
     return s.save()
 
 
 CHANGES = {
     "table-replace": lambda: ("table-replace", [
-        u64(TABLE_GENERATION, generation()), u8(TABLE_ORIGIN, 7),
+        u64(TABLE_GENERATION, generation()), u32(TABLE_ORIGIN, 7),
         nest(TABLE_CLASS, string(CLASS_NAME, "beta"), u32(CLASS_WEIGHT, 5)),
         nest(TABLE_CLASS, string(CLASS_NAME, "gamma"), u32(CLASS_WEIGHT, 3)),
         nest(TABLE_CLASS, string(CLASS_NAME, "delta")),
-        nest(TABLE_RULE, addr4(RULE_ADDR4, "13.0.0.0"), u8(RULE_PREFIX_LEN, 8),
+        nest(TABLE_RULE, addr4(RULE_ADDR4, "13.0.0.0"), u32(RULE_PREFIX_LEN, 8),
              string(RULE_CLASS, "gamma")),
-        nest(TABLE_RULE, addr4(RULE_ADDR4, "14.0.0.0"), u8(RULE_PREFIX_LEN, 8),
+        nest(TABLE_RULE, addr4(RULE_ADDR4, "14.0.0.0"), u32(RULE_PREFIX_LEN, 8),
              string(RULE_CLASS, "delta")),
-        nest(TABLE_RULE, addr4(RULE_ADDR4, "11.0.0.0"), u8(RULE_PREFIX_LEN, 8),
+        nest(TABLE_RULE, addr4(RULE_ADDR4, "11.0.0.0"), u32(RULE_PREFIX_LEN, 8),
              string(RULE_CLASS, "beta")),
-        nest(TABLE_RULE, addr6(RULE_ADDR6, "2001:db8:1::"), u8(RULE_PREFIX_LEN, 48),
-             u8(RULE_PER_HOST_LEN, 64))]),
+        nest(TABLE_RULE, addr6(RULE_ADDR6, "2001:db8:1::"), u32(RULE_PREFIX_LEN, 48),
+             u32(RULE_PER_HOST_LEN, 64))]),
     "class-new": lambda: ("class-new", [string(CLASS_NAME, "epsilon"), u32(CLASS_WEIGHT, 4)]),
     "rule-append": lambda: ("rule-append", [addr4(RULE_ADDR4, "15.0.0.0"),
-                                            u8(RULE_PREFIX_LEN, 8), string(RULE_CLASS, "alpha")]),
+                                            u32(RULE_PREFIX_LEN, 8), string(RULE_CLASS, "alpha")]),
     "rule-insert": lambda: ("rule-insert", [u32(RULE_POSITION, 2), addr4(RULE_ADDR4, "16.0.0.0"),
-                                            u8(RULE_PREFIX_LEN, 8), u8(RULE_PER_HOST_LEN, 32)]),
+                                            u32(RULE_PREFIX_LEN, 8), u32(RULE_PER_HOST_LEN, 32)]),
     "rule-replace": lambda: ("rule-replace", [u32(RULE_POSITION, 1),
                                               addr4(RULE_ADDR4, "10.0.0.0"),
-                                              u8(RULE_PREFIX_LEN, 8),
+                                              u32(RULE_PREFIX_LEN, 8),
                                               string(RULE_CLASS, "beta")]),
     "rule-del": lambda: ("rule-del", [u32(RULE_POSITION, 2)]),
-    "rule-flush": lambda: ("rule-flush", [u8(RULE_ORIGIN, 7)]),
+    "rule-flush": lambda: ("rule-flush", [u32(RULE_ORIGIN, 7)]),
 }
 
 

@@ -61,7 +61,7 @@ RULE_APPEND, RULE_INSERT, RULE_REPLACE, RULE_DEL = 5, 6, 7, 8
 RULE_FLUSH, RULE_GET, CLIENT_GET, TABLE_REPLACE = 9, 10, 11, 12
 TABLE_GET, COUNTERS_ZERO, CHANGE_NTF = 13, 14, 15
 
-C_NAME, C_WEIGHT, C_RULES = 1, 2, 3
+C_NAME, C_WEIGHT, C_RULES, C_LIMIT = 1, 2, 3, 12
 R_POSITION, R_ADDR4, R_ADDR6, R_PREFIX_LEN, R_CLASS = 1, 2, 3, 4, 5
 R_PER_HOST_LEN, R_ORIGIN, R_HITS, R_PER_CLIENT = 6, 7, 8, 9
 CL_KIND, CL_CLASS, CL_PEER_ADDR4, CL_PEER_ADDR6, CL_OWNER = 1, 2, 10, 11, 14
@@ -320,15 +320,15 @@ def setup(nl):
 	and one rule of origin 7."""
 	for name, weight in BASE_CLASSES:
 		ok(nl, build(CLASS_NEW, string(C_NAME, name), u32(C_WEIGHT, weight)), "class-new")
-	for rule in ((attr(R_ADDR4, v4("127.0.0.2")), u8(R_PREFIX_LEN, 32), string(R_CLASS, "movers")),
-		     (attr(R_ADDR6, v6("::1")), u8(R_PREFIX_LEN, 128), string(R_CLASS, "interactive")),
-		     (attr(R_ADDR4, v4("127.0.0.0")), u8(R_PREFIX_LEN, 8), u8(R_PER_HOST_LEN, 32)),
-		     (attr(R_ADDR6, v6("2001:db8::")), u8(R_PREFIX_LEN, 32), u8(R_PER_HOST_LEN, 64),
+	for rule in ((attr(R_ADDR4, v4("127.0.0.2")), u32(R_PREFIX_LEN, 32), string(R_CLASS, "movers")),
+		     (attr(R_ADDR6, v6("::1")), u32(R_PREFIX_LEN, 128), string(R_CLASS, "interactive")),
+		     (attr(R_ADDR4, v4("127.0.0.0")), u32(R_PREFIX_LEN, 8), u32(R_PER_HOST_LEN, 32)),
+		     (attr(R_ADDR6, v6("2001:db8::")), u32(R_PREFIX_LEN, 32), u32(R_PER_HOST_LEN, 64),
 		      flag(R_PER_CLIENT))):
 		ok(nl, build(RULE_APPEND, *rule), "rule-append")
-	ok(nl, build(TABLE_REPLACE, u8(T_ORIGIN, 7),
+	ok(nl, build(TABLE_REPLACE, u32(T_ORIGIN, 7),
 		     nest(T_CLASS, string(C_NAME, "backup"), u32(C_WEIGHT, 3)),
-		     nest(T_RULE, attr(R_ADDR4, v4("10.0.0.0")), u8(R_PREFIX_LEN, 8),
+		     nest(T_RULE, attr(R_ADDR4, v4("10.0.0.0")), u32(R_PREFIX_LEN, 8),
 			  string(R_CLASS, "backup"))), "table-replace")
 
 
@@ -357,13 +357,13 @@ def drop_fill(nl):
 
 def many_rules(count, origin):
 	"""table-replace of @count per-host rules 10.x.y.z/32, built in one go."""
-	rule = struct.Struct("=HH HH4s HHB3x HHB3x")
+	rule = struct.Struct("=HH HH4s HHI HHI")
 	blob = bytearray()
 	for i in range(count):
 		blob += rule.pack(28, T_RULE | NLA_F_NESTED, 8, R_ADDR4,
-				  struct.pack(">I", 0x0a000000 + i), 5, R_PREFIX_LEN, 32,
-				  5, R_PER_HOST_LEN, 32)
-	return build(TABLE_REPLACE, u8(T_ORIGIN, origin), Raw(bytes(blob)))
+				  struct.pack(">I", 0x0a000000 + i), 8, R_PREFIX_LEN, 32,
+				  8, R_PER_HOST_LEN, 32)
+	return build(TABLE_REPLACE, u32(T_ORIGIN, origin), Raw(bytes(blob)))
 
 
 # The corpus
@@ -379,7 +379,7 @@ class Case:
 
 
 def rule4(*extra, addr="10.1.0.0", plen=16, phl=32):
-	return (attr(R_ADDR4, v4(addr)), u8(R_PREFIX_LEN, plen), u8(R_PER_HOST_LEN, phl)) + extra
+	return (attr(R_ADDR4, v4(addr)), u32(R_PREFIX_LEN, plen), u32(R_PER_HOST_LEN, phl)) + extra
 
 
 POLICY = "Attribute failed policy validation"
@@ -408,44 +408,44 @@ def corpus():
 	case("class-new: weight of 2 bytes",
 	     lambda s: build(CLASS_NEW, string(C_NAME, "w"), u16(C_WEIGHT, 2, mark="w")),
 	     err=EINVAL, msg=LENGTH, offs="w")
-	case("class-new: weight of 8 bytes",
-	     lambda s: build(CLASS_NEW, string(C_NAME, "w"), u64(C_WEIGHT, 2, mark="w")),
+	case("class-new: weight of 3 bytes",
+	     lambda s: build(CLASS_NEW, string(C_NAME, "w"), attr(C_WEIGHT, b"\2\0\0", mark="w")),
 	     err=EINVAL, msg=LENGTH, offs="w")
-	case("rule-append: prefix-len sent as a u32",
+	case("rule-append: prefix-len sent as a u8",
 	     lambda s: build(RULE_APPEND, attr(R_ADDR4, v4("10.1.0.0")),
-			     u32(R_PREFIX_LEN, 16, mark="p"), u8(R_PER_HOST_LEN, 32)),
+			     u8(R_PREFIX_LEN, 16, mark="p"), u32(R_PER_HOST_LEN, 32)),
 	     err=EINVAL, msg=LENGTH, offs="p")
 	case("rule-append: per-host-len of 0 bytes",
-	     lambda s: build(RULE_APPEND, attr(R_ADDR4, v4("10.1.0.0")), u8(R_PREFIX_LEN, 16),
+	     lambda s: build(RULE_APPEND, attr(R_ADDR4, v4("10.1.0.0")), u32(R_PREFIX_LEN, 16),
 			     attr(R_PER_HOST_LEN, mark="h")),
 	     err=EINVAL, msg=LENGTH, offs="h")
 	case("rule-append: addr4 of 3 bytes",
 	     lambda s: build(RULE_APPEND, attr(R_ADDR4, b"\x0a\x01\x00", mark="a"),
-			     u8(R_PREFIX_LEN, 16), u8(R_PER_HOST_LEN, 32)),
+			     u32(R_PREFIX_LEN, 16), u32(R_PER_HOST_LEN, 32)),
 	     err=ERANGE, msg=BINLEN, offs="a")
 	case("rule-append: addr4 of 16 bytes (an IPv6 address)",
 	     lambda s: build(RULE_APPEND, attr(R_ADDR4, v6("2001:db8::"), mark="a"),
-			     u8(R_PREFIX_LEN, 32), u8(R_PER_HOST_LEN, 64)),
+			     u32(R_PREFIX_LEN, 32), u32(R_PER_HOST_LEN, 64)),
 	     err=ERANGE, msg=BINLEN, offs="a")
 	case("rule-append: addr6 of 4 bytes (an IPv4 address)",
 	     lambda s: build(RULE_APPEND, attr(R_ADDR6, v4("10.1.0.0"), mark="a"),
-			     u8(R_PREFIX_LEN, 16), u8(R_PER_HOST_LEN, 32)),
+			     u32(R_PREFIX_LEN, 16), u32(R_PER_HOST_LEN, 32)),
 	     err=ERANGE, msg=BINLEN, offs="a")
 	case("rule-append: addr6 of 15 bytes",
 	     lambda s: build(RULE_APPEND, attr(R_ADDR6, v6("2001:db8::")[:15], mark="a"),
-			     u8(R_PREFIX_LEN, 32), u8(R_PER_HOST_LEN, 64)),
+			     u32(R_PREFIX_LEN, 32), u32(R_PER_HOST_LEN, 64)),
 	     err=ERANGE, msg=BINLEN, offs="a")
 	case("rule-insert: position of 2 bytes",
 	     lambda s: build(RULE_INSERT, u16(R_POSITION, 1, mark="p"), *rule4()),
 	     err=EINVAL, msg=LENGTH, offs="p")
 	case("table-replace: generation of 2 bytes",
-	     lambda s: build(TABLE_REPLACE, u16(T_GENERATION, s.gen, mark="g"), u8(T_ORIGIN, 7)),
+	     lambda s: build(TABLE_REPLACE, u16(T_GENERATION, s.gen, mark="g"), u32(T_ORIGIN, 7)),
 	     err=EINVAL, msg=LENGTH, offs="g")
-	case("table-replace: origin of 4 bytes",
-	     lambda s: build(TABLE_REPLACE, u32(T_ORIGIN, 7, mark="o")),
+	case("table-replace: origin of 2 bytes",
+	     lambda s: build(TABLE_REPLACE, u16(T_ORIGIN, 7, mark="o")),
 	     err=EINVAL, msg=LENGTH, offs="o")
-	case("rule-flush: origin of 4 bytes (not a flush of everything)",
-	     lambda s: build(RULE_FLUSH, u32(R_ORIGIN, 7, mark="o")),
+	case("rule-flush: origin of 2 bytes (not a flush of everything)",
+	     lambda s: build(RULE_FLUSH, u16(R_ORIGIN, 7, mark="o")),
 	     err=EINVAL, msg=LENGTH, offs="o")
 	case("client-get dump: peer-addr4 of 3 bytes",
 	     lambda s: build(CLIENT_GET, attr(CL_PEER_ADDR4, b"\x7f\0\0", mark="a"), dump=True),
@@ -466,27 +466,27 @@ def corpus():
 	# Out-of-range values
 	case("rule-append: IPv4 prefix-len 33",
 	     lambda s: build(RULE_APPEND, attr(R_ADDR4, v4("10.1.0.0")),
-			     u8(R_PREFIX_LEN, 33, mark="p"), string(R_CLASS, "movers")),
+			     u32(R_PREFIX_LEN, 33, mark="p"), string(R_CLASS, "movers")),
 	     err=EINVAL, msg="prefix-len 33 is past /32", offs="p")
 	case("rule-append: IPv6 prefix-len 129",
 	     lambda s: build(RULE_APPEND, attr(R_ADDR6, v6("2001:db8::")),
-			     u8(R_PREFIX_LEN, 129, mark="p"), string(R_CLASS, "movers")),
+			     u32(R_PREFIX_LEN, 129, mark="p"), string(R_CLASS, "movers")),
 	     err=ERANGE, msg=RANGE, offs="p")
 	case("rule-append: IPv6 prefix-len 255",
 	     lambda s: build(RULE_APPEND, attr(R_ADDR6, v6("2001:db8::")),
-			     u8(R_PREFIX_LEN, 255, mark="p"), string(R_CLASS, "movers")),
+			     u32(R_PREFIX_LEN, 255, mark="p"), string(R_CLASS, "movers")),
 	     err=ERANGE, msg=RANGE, offs="p")
 	case("rule-append: IPv4 per-host-len 33",
-	     lambda s: build(RULE_APPEND, attr(R_ADDR4, v4("10.1.0.0")), u8(R_PREFIX_LEN, 16),
-			     u8(R_PER_HOST_LEN, 33, mark="h")),
+	     lambda s: build(RULE_APPEND, attr(R_ADDR4, v4("10.1.0.0")), u32(R_PREFIX_LEN, 16),
+			     u32(R_PER_HOST_LEN, 33, mark="h")),
 	     err=EINVAL, msg="per-host-len 33 is past /32", offs="h")
 	case("rule-append: IPv6 per-host-len 129",
-	     lambda s: build(RULE_APPEND, attr(R_ADDR6, v6("2001:db8::")), u8(R_PREFIX_LEN, 32),
-			     u8(R_PER_HOST_LEN, 129, mark="h")),
+	     lambda s: build(RULE_APPEND, attr(R_ADDR6, v6("2001:db8::")), u32(R_PREFIX_LEN, 32),
+			     u32(R_PER_HOST_LEN, 129, mark="h")),
 	     err=ERANGE, msg=RANGE, offs="h")
 	case("rule-append: per-host-len shorter than prefix-len",
-	     lambda s: build(RULE_APPEND, attr(R_ADDR4, v4("10.1.0.0")), u8(R_PREFIX_LEN, 16),
-			     u8(R_PER_HOST_LEN, 8, mark="h")),
+	     lambda s: build(RULE_APPEND, attr(R_ADDR4, v4("10.1.0.0")), u32(R_PREFIX_LEN, 16),
+			     u32(R_PER_HOST_LEN, 8, mark="h")),
 	     err=EINVAL, msg="shorter than prefix-len", offs="h")
 	case("class-new: weight 0",
 	     lambda s: build(CLASS_NEW, string(C_NAME, "w0"), u32(C_WEIGHT, 0, mark="w")),
@@ -497,6 +497,31 @@ def corpus():
 	case("class-new: weight 2^32-1",
 	     lambda s: build(CLASS_NEW, string(C_NAME, "wmax"), u32(C_WEIGHT, 0xffffffff, mark="w")),
 	     err=ERANGE, msg=RANGE, offs="w")
+	case("class-new: weight 1001 in 8 bytes (a uint, so a range error)",
+	     lambda s: build(CLASS_NEW, string(C_NAME, "w8"), u64(C_WEIGHT, 1001, mark="w")),
+	     err=ERANGE, msg=RANGE, offs="w")
+	case("class-new: weight 2^32+1, which a u32 would have taken for 1",
+	     lambda s: build(CLASS_NEW, string(C_NAME, "w8"), u64(C_WEIGHT, (1 << 32) + 1, mark="w")),
+	     err=ERANGE, msg=RANGE, offs="w")
+	case("class-new: limit 2^32",
+	     lambda s: build(CLASS_NEW, string(C_NAME, "l8"), u64(C_LIMIT, 1 << 32, mark="l")),
+	     err=ERANGE, msg=RANGE, offs="l")
+	case("rule-append: prefix-len 2^32+16",
+	     lambda s: build(RULE_APPEND, attr(R_ADDR4, v4("10.1.0.0")),
+			     u64(R_PREFIX_LEN, (1 << 32) + 16, mark="p"), u32(R_PER_HOST_LEN, 32)),
+	     err=ERANGE, msg=RANGE, offs="p")
+	case("rule-append: origin 256, past a byte",
+	     lambda s: build(RULE_APPEND, *rule4(u32(R_ORIGIN, 256, mark="o"))),
+	     err=ERANGE, msg=RANGE, offs="o")
+	case("rule-flush: origin 2^32+7",
+	     lambda s: build(RULE_FLUSH, u64(R_ORIGIN, (1 << 32) + 7, mark="o")),
+	     err=ERANGE, msg=RANGE, offs="o")
+	case("table-replace: origin 263",
+	     lambda s: build(TABLE_REPLACE, u32(T_ORIGIN, 263, mark="o")),
+	     err=ERANGE, msg=RANGE, offs="o")
+	case("rule-del: position 2^32+1, which a u32 would have taken for 1",
+	     lambda s: build(RULE_DEL, u64(R_POSITION, (1 << 32) + 1, mark="p")),
+	     err=ERANGE, msg=RANGE, offs="p")
 	case("class-set: weight 0",
 	     lambda s: build(CLASS_SET, string(C_NAME, "movers"), u32(C_WEIGHT, 0, mark="w")),
 	     err=ERANGE, msg=RANGE, offs="w")
@@ -504,7 +529,7 @@ def corpus():
 	     lambda s: build(CLASS_SET, string(C_NAME, "movers"), u32(C_WEIGHT, 1001, mark="w")),
 	     err=ERANGE, msg=RANGE, offs="w")
 	case("table-replace: class nest with weight 1001",
-	     lambda s: build(TABLE_REPLACE, u8(T_ORIGIN, 7),
+	     lambda s: build(TABLE_REPLACE, u32(T_ORIGIN, 7),
 			     nest(T_CLASS, string(C_NAME, "backup"), u32(C_WEIGHT, 1001, mark="w"))),
 	     err=ERANGE, msg=RANGE, offs="w")
 	case("rule-insert: position 0",
@@ -521,32 +546,32 @@ def corpus():
 	     err=ERANGE, msg="is past the table's", offs="p")
 	case("rule-append: IPv4 host bits set past the prefix",
 	     lambda s: build(RULE_APPEND, attr(R_ADDR4, v4("10.1.0.1"), mark="a"),
-			     u8(R_PREFIX_LEN, 16), u8(R_PER_HOST_LEN, 32)),
+			     u32(R_PREFIX_LEN, 16), u32(R_PER_HOST_LEN, 32)),
 	     err=EINVAL, msg="host bits set past /16", offs="a")
 	case("rule-append: IPv6 host bits set past the prefix",
 	     lambda s: build(RULE_APPEND, attr(R_ADDR6, v6("2001:db8::1"), mark="a"),
-			     u8(R_PREFIX_LEN, 64), string(R_CLASS, "movers")),
+			     u32(R_PREFIX_LEN, 64), string(R_CLASS, "movers")),
 	     err=EINVAL, msg="host bits set past /64", offs="a")
 
 	# Family and address mismatches
 	case("rule-append: addr4 with an IPv6 prefix-len (64)",
 	     lambda s: build(RULE_APPEND, attr(R_ADDR4, v4("10.1.0.0")),
-			     u8(R_PREFIX_LEN, 64, mark="p"), string(R_CLASS, "movers")),
+			     u32(R_PREFIX_LEN, 64, mark="p"), string(R_CLASS, "movers")),
 	     err=EINVAL, msg="prefix-len 64 is past /32", offs="p")
 	case("rule-append: addr4 with an IPv6 per-host-len (64)",
-	     lambda s: build(RULE_APPEND, attr(R_ADDR4, v4("10.1.0.0")), u8(R_PREFIX_LEN, 16),
-			     u8(R_PER_HOST_LEN, 64, mark="h")),
+	     lambda s: build(RULE_APPEND, attr(R_ADDR4, v4("10.1.0.0")), u32(R_PREFIX_LEN, 16),
+			     u32(R_PER_HOST_LEN, 64, mark="h")),
 	     err=EINVAL, msg="per-host-len 64 is past /32", offs="h")
 	case("rule-append: addr4 and addr6 both",
 	     lambda s: build(RULE_APPEND, attr(R_ADDR4, v4("10.1.0.0")),
-			     attr(R_ADDR6, v6("2001:db8::"), mark="a6"), u8(R_PREFIX_LEN, 16),
+			     attr(R_ADDR6, v6("2001:db8::"), mark="a6"), u32(R_PREFIX_LEN, 16),
 			     string(R_CLASS, "movers")),
 	     err=EINVAL, msg="addr4 or addr6, not both", offs="a6")
 	case("table-replace: rule nest with addr4 and addr6 both",
-	     lambda s: build(TABLE_REPLACE, u8(T_ORIGIN, 7),
+	     lambda s: build(TABLE_REPLACE, u32(T_ORIGIN, 7),
 			     nest(T_RULE, attr(R_ADDR4, v4("10.0.0.0")),
 				  attr(R_ADDR6, v6("2001:db8::"), mark="a6"),
-				  u8(R_PREFIX_LEN, 8), string(R_CLASS, "backup"))),
+				  u32(R_PREFIX_LEN, 8), string(R_CLASS, "backup"))),
 	     err=EINVAL, msg="addr4 or addr6, not both", offs="a6")
 	case("client-get dump: peer-addr4 and peer-addr6 both",
 	     lambda s: build(CLIENT_GET, attr(CL_PEER_ADDR4, v4("127.0.0.1")),
@@ -569,16 +594,16 @@ def corpus():
 	case("class-get: no name",
 	     lambda s: build(CLASS_GET), err=EINVAL, miss=C_NAME)
 	case("rule-append: no address",
-	     lambda s: build(RULE_APPEND, u8(R_PREFIX_LEN, 16), string(R_CLASS, "movers")),
+	     lambda s: build(RULE_APPEND, u32(R_PREFIX_LEN, 16), string(R_CLASS, "movers")),
 	     err=EINVAL, msg="a rule needs addr4 or addr6")
 	case("rule-append: no prefix-len",
 	     lambda s: build(RULE_APPEND, attr(R_ADDR4, v4("10.1.0.0")), string(R_CLASS, "movers")),
 	     err=EINVAL, msg="a rule needs prefix-len")
 	case("rule-append: no target",
-	     lambda s: build(RULE_APPEND, attr(R_ADDR4, v4("10.1.0.0")), u8(R_PREFIX_LEN, 16)),
+	     lambda s: build(RULE_APPEND, attr(R_ADDR4, v4("10.1.0.0")), u32(R_PREFIX_LEN, 16)),
 	     err=EINVAL, msg="a rule needs one target")
 	case("rule-append: per-client without per-host-len",
-	     lambda s: build(RULE_APPEND, attr(R_ADDR4, v4("10.1.0.0")), u8(R_PREFIX_LEN, 16),
+	     lambda s: build(RULE_APPEND, attr(R_ADDR4, v4("10.1.0.0")), u32(R_PREFIX_LEN, 16),
 			     string(R_CLASS, "movers"), flag(R_PER_CLIENT, mark="f")),
 	     err=EINVAL, msg="per-client needs per-host-len", offs="f")
 	case("rule-insert: no position",
@@ -588,29 +613,29 @@ def corpus():
 	case("table-replace: no origin",
 	     lambda s: build(TABLE_REPLACE, u64(T_GENERATION, s.gen)), err=EINVAL, miss=T_ORIGIN)
 	case("table-replace: class nest without a name",
-	     lambda s: build(TABLE_REPLACE, u8(T_ORIGIN, 7),
+	     lambda s: build(TABLE_REPLACE, u32(T_ORIGIN, 7),
 			     nest(T_CLASS, u32(C_WEIGHT, 2), mark="n")),
 	     err=EINVAL, msg="a class needs a name", offs="n")
 	case("table-replace: empty rule nest",
-	     lambda s: build(TABLE_REPLACE, u8(T_ORIGIN, 7), nest(T_RULE, mark="n")),
+	     lambda s: build(TABLE_REPLACE, u32(T_ORIGIN, 7), nest(T_RULE, mark="n")),
 	     err=EINVAL, msg="a rule needs addr4 or addr6", offs="n")
 	case("table-replace: rule nest without prefix-len",
-	     lambda s: build(TABLE_REPLACE, u8(T_ORIGIN, 7),
+	     lambda s: build(TABLE_REPLACE, u32(T_ORIGIN, 7),
 			     nest(T_RULE, attr(R_ADDR4, v4("10.0.0.0")), string(R_CLASS, "backup"),
 				  mark="n")),
 	     err=EINVAL, msg="a rule needs prefix-len", offs="n")
 
 	# Duplicate attributes
 	case("table-replace: a new class named twice",
-	     lambda s: build(TABLE_REPLACE, u8(T_ORIGIN, 7), nest(T_CLASS, string(C_NAME, "twice")),
+	     lambda s: build(TABLE_REPLACE, u32(T_ORIGIN, 7), nest(T_CLASS, string(C_NAME, "twice")),
 			     nest(T_CLASS, string(C_NAME, "twice"), mark="n2")),
 	     err=EINVAL, msg="class named twice", offs="n2")
 	case("class-new: name twice, the second of 16 bytes",
 	     lambda s: build(CLASS_NEW, string(C_NAME, "ok"), string(C_NAME, N16, mark="n2")),
 	     err=EINVAL, msg=POLICY, offs="n2")
 	case("rule-append: prefix-len twice, the second 129",
-	     lambda s: build(RULE_APPEND, attr(R_ADDR6, v6("2001:db8::")), u8(R_PREFIX_LEN, 32),
-			     u8(R_PREFIX_LEN, 129, mark="p2"), string(R_CLASS, "movers")),
+	     lambda s: build(RULE_APPEND, attr(R_ADDR6, v6("2001:db8::")), u32(R_PREFIX_LEN, 32),
+			     u32(R_PREFIX_LEN, 129, mark="p2"), string(R_CLASS, "movers")),
 	     err=ERANGE, msg=RANGE, offs="p2")
 	# Both copies valid: which one counts is the kernel's guess.
 	case("class-new: two different names",
@@ -618,12 +643,12 @@ def corpus():
 	     offs="n2")
 	case("rule-append: two addr4, two prefixes in one rule",
 	     lambda s: build(RULE_APPEND, attr(R_ADDR4, v4("10.1.0.0")),
-			     attr(R_ADDR4, v4("10.2.0.0"), mark="a2"), u8(R_PREFIX_LEN, 16),
+			     attr(R_ADDR4, v4("10.2.0.0"), mark="a2"), u32(R_PREFIX_LEN, 16),
 			     string(R_CLASS, "movers")),
 	     offs="a2")
 	case("table-replace: origin twice (7 and 0)",
-	     lambda s: build(TABLE_REPLACE, u8(T_ORIGIN, 7), u8(T_ORIGIN, 0, mark="o2"),
-			     nest(T_RULE, attr(R_ADDR4, v4("10.0.0.0")), u8(R_PREFIX_LEN, 8),
+	     lambda s: build(TABLE_REPLACE, u32(T_ORIGIN, 7), u32(T_ORIGIN, 0, mark="o2"),
+			     nest(T_RULE, attr(R_ADDR4, v4("10.0.0.0")), u32(R_PREFIX_LEN, 8),
 				  string(R_CLASS, "backup"))),
 	     offs="o2")
 
@@ -679,44 +704,44 @@ def corpus():
 	     lambda s: build(CLASS_NEW, attr(C_NAME, N15.encode() + b"\0junk", mark="n")),
 	     err=ERANGE, msg=POLICY, offs="n")
 	case("rule-append: class name of 16 bytes",
-	     lambda s: build(RULE_APPEND, attr(R_ADDR4, v4("10.1.0.0")), u8(R_PREFIX_LEN, 16),
+	     lambda s: build(RULE_APPEND, attr(R_ADDR4, v4("10.1.0.0")), u32(R_PREFIX_LEN, 16),
 			     string(R_CLASS, N16, mark="n")),
 	     err=EINVAL, msg=POLICY, offs="n")
 	case("rule-append: class name without a NUL",
-	     lambda s: build(RULE_APPEND, attr(R_ADDR4, v4("10.1.0.0")), u8(R_PREFIX_LEN, 16),
+	     lambda s: build(RULE_APPEND, attr(R_ADDR4, v4("10.1.0.0")), u32(R_PREFIX_LEN, 16),
 			     string(R_CLASS, "movers", nul=False, mark="n")),
 	     err=EINVAL, msg=POLICY, offs="n")
 	case("table-replace: class nest with a 16-byte name",
-	     lambda s: build(TABLE_REPLACE, u8(T_ORIGIN, 7),
+	     lambda s: build(TABLE_REPLACE, u32(T_ORIGIN, 7),
 			     nest(T_CLASS, string(C_NAME, N16, mark="n"))),
 	     err=EINVAL, msg=POLICY, offs="n")
 	case("table-replace: class nest with an empty name",
-	     lambda s: build(TABLE_REPLACE, u8(T_ORIGIN, 7),
+	     lambda s: build(TABLE_REPLACE, u32(T_ORIGIN, 7),
 			     nest(T_CLASS, string(C_NAME, "", mark="n"), mark="nest")),
 	     err=EINVAL, offs=("n", "nest"))
 
 	# Rules naming missing classes, and other references to nothing
 	case("rule-append: class that does not exist",
-	     lambda s: build(RULE_APPEND, attr(R_ADDR4, v4("10.1.0.0")), u8(R_PREFIX_LEN, 16),
+	     lambda s: build(RULE_APPEND, attr(R_ADDR4, v4("10.1.0.0")), u32(R_PREFIX_LEN, 16),
 			     string(R_CLASS, "nope", mark="c")),
 	     err=ENOENT, msg="no class 'nope'", offs="c")
 	case("rule-append: class of an empty name",
-	     lambda s: build(RULE_APPEND, attr(R_ADDR4, v4("10.1.0.0")), u8(R_PREFIX_LEN, 16),
+	     lambda s: build(RULE_APPEND, attr(R_ADDR4, v4("10.1.0.0")), u32(R_PREFIX_LEN, 16),
 			     string(R_CLASS, "", mark="c")),
 	     err=ENOENT, msg="no class ''", offs="c")
 	case("rule-insert at 1: class that does not exist",
 	     lambda s: build(RULE_INSERT, u32(R_POSITION, 1), attr(R_ADDR4, v4("10.1.0.0")),
-			     u8(R_PREFIX_LEN, 16), string(R_CLASS, "nope", mark="c")),
+			     u32(R_PREFIX_LEN, 16), string(R_CLASS, "nope", mark="c")),
 	     err=ENOENT, msg="no class 'nope'", offs="c")
 	case("rule-replace at 1: class that does not exist",
 	     lambda s: build(RULE_REPLACE, u32(R_POSITION, 1), attr(R_ADDR4, v4("10.1.0.0")),
-			     u8(R_PREFIX_LEN, 16), string(R_CLASS, "nope", mark="c")),
+			     u32(R_PREFIX_LEN, 16), string(R_CLASS, "nope", mark="c")),
 	     err=ENOENT, msg="no class 'nope'", offs="c")
 	case("table-replace: rule naming a class neither there nor sent",
-	     lambda s: build(TABLE_REPLACE, u8(T_ORIGIN, 7), nest(T_CLASS, string(C_NAME, "fresh")),
-			     nest(T_RULE, attr(R_ADDR4, v4("10.0.0.0")), u8(R_PREFIX_LEN, 8),
+	     lambda s: build(TABLE_REPLACE, u32(T_ORIGIN, 7), nest(T_CLASS, string(C_NAME, "fresh")),
+			     nest(T_RULE, attr(R_ADDR4, v4("10.0.0.0")), u32(R_PREFIX_LEN, 8),
 				  string(R_CLASS, "fresh")),
-			     nest(T_RULE, attr(R_ADDR4, v4("11.0.0.0")), u8(R_PREFIX_LEN, 8),
+			     nest(T_RULE, attr(R_ADDR4, v4("11.0.0.0")), u32(R_PREFIX_LEN, 8),
 				  string(R_CLASS, "missing", mark="c"))),
 	     err=ENOENT, msg="no class 'missing'", offs="c")
 	case("class-set: class that does not exist",
@@ -740,7 +765,7 @@ def corpus():
 			  ("0", lambda g: 0), ("2^64-1", lambda g: 2**64 - 1)):
 		case("table-replace: generation %s" % name,
 		     lambda s, gen=gen: build(TABLE_REPLACE, u64(T_GENERATION, gen(s.gen), mark="g"),
-					      u8(T_ORIGIN, 7), nest(T_RULE, *rule4())),
+					      u32(T_ORIGIN, 7), nest(T_RULE, *rule4())),
 		     err=errno.ESTALE, msg="the table changed", offs="g")
 
 	# Over the caps
@@ -749,7 +774,7 @@ def corpus():
 	     err=errno.ENOSPC, msg="at most %d classes" % MAX_CLASSES, offs="n",
 	     pre=fill_classes, post=drop_fill)
 	case("table-replace: a new class past %d" % MAX_CLASSES,
-	     lambda s: build(TABLE_REPLACE, u8(T_ORIGIN, 7), nest(T_CLASS, string(C_NAME, "backup")),
+	     lambda s: build(TABLE_REPLACE, u32(T_ORIGIN, 7), nest(T_CLASS, string(C_NAME, "backup")),
 			     nest(T_CLASS, string(C_NAME, "one-too-many"), mark="n")),
 	     err=errno.ENOSPC, msg="at most %d classes" % MAX_CLASSES, offs="n",
 	     pre=fill_classes, post=drop_fill)
@@ -762,46 +787,46 @@ def corpus():
 
 	# Garbage inside table-replace's nests
 	case("table-replace: class nest holding rules (type 3)",
-	     lambda s: build(TABLE_REPLACE, u8(T_ORIGIN, 7),
+	     lambda s: build(TABLE_REPLACE, u32(T_ORIGIN, 7),
 			     nest(T_CLASS, string(C_NAME, "backup"), u64(C_RULES, 1, mark="u"))),
 	     err=EINVAL, msg=NOT_TAKEN, offs="u")
 	case("table-replace: class nest holding type 0",
-	     lambda s: build(TABLE_REPLACE, u8(T_ORIGIN, 7),
+	     lambda s: build(TABLE_REPLACE, u32(T_ORIGIN, 7),
 			     nest(T_CLASS, u32(0, 0, mark="u"), string(C_NAME, "backup"))),
 	     err=EINVAL, msg=UNKNOWN, offs="u")
 	case("table-replace: rule nest holding position",
-	     lambda s: build(TABLE_REPLACE, u8(T_ORIGIN, 7),
+	     lambda s: build(TABLE_REPLACE, u32(T_ORIGIN, 7),
 			     nest(T_RULE, u32(R_POSITION, 1, mark="u"), *rule4())),
 	     err=EINVAL, msg=UNSUP, offs="u")
 	case("table-replace: rule nest holding origin",
-	     lambda s: build(TABLE_REPLACE, u8(T_ORIGIN, 7),
-			     nest(T_RULE, *rule4(u8(R_ORIGIN, 0, mark="u")))),
+	     lambda s: build(TABLE_REPLACE, u32(T_ORIGIN, 7),
+			     nest(T_RULE, *rule4(u32(R_ORIGIN, 0, mark="u")))),
 	     err=EINVAL, msg=UNSUP, offs="u")
 	case("table-replace: rule nest of 2 bytes",
-	     lambda s: build(TABLE_REPLACE, u8(T_ORIGIN, 7),
+	     lambda s: build(TABLE_REPLACE, u32(T_ORIGIN, 7),
 			     nest(T_RULE, Raw(b"\xff\xff"), mark="n")),
 	     err=ERANGE, msg=POLICY, offs="n")
 	case("table-replace: rule nest whose attribute runs past it",
-	     lambda s: build(TABLE_REPLACE, u8(T_ORIGIN, 7),
+	     lambda s: build(TABLE_REPLACE, u32(T_ORIGIN, 7),
 			     nest(T_RULE, Raw(struct.pack("=HH", 64, R_ADDR4) + v4("10.0.0.0")))),
 	     err=EINVAL, msg="bytes leftover")
 	case("table-replace: class nest without NLA_F_NESTED",
-	     lambda s: build(TABLE_REPLACE, u8(T_ORIGIN, 7),
+	     lambda s: build(TABLE_REPLACE, u32(T_ORIGIN, 7),
 			     nest(T_CLASS, string(C_NAME, "backup"), nested=False, mark="n")),
 	     err=EINVAL, msg="NLA_F_NESTED is missing", offs="n")
 	case("table-replace: rule nest holding a nest (addr4)",
-	     lambda s: build(TABLE_REPLACE, u8(T_ORIGIN, 7),
+	     lambda s: build(TABLE_REPLACE, u32(T_ORIGIN, 7),
 			     nest(T_RULE, nest(R_ADDR4, Raw(v4("10.0.0.0")), mark="u"),
-				  u8(R_PREFIX_LEN, 8), string(R_CLASS, "backup"))),
+				  u32(R_PREFIX_LEN, 8), string(R_CLASS, "backup"))),
 	     err=EINVAL, msg="NLA_F_NESTED not expected", offs="u")
 	case("table-replace: rule nest with both targets",
-	     lambda s: build(TABLE_REPLACE, u8(T_ORIGIN, 7),
+	     lambda s: build(TABLE_REPLACE, u32(T_ORIGIN, 7),
 			     nest(T_RULE, *rule4(string(R_CLASS, "backup", mark="c")))),
 	     err=EINVAL, msg="one target", offs="c")
 	case("table-replace: a good rule, then host bits set: nothing applied",
-	     lambda s: build(TABLE_REPLACE, u8(T_ORIGIN, 7), nest(T_RULE, *rule4()),
+	     lambda s: build(TABLE_REPLACE, u32(T_ORIGIN, 7), nest(T_RULE, *rule4()),
 			     nest(T_RULE, attr(R_ADDR4, v4("10.2.0.1"), mark="a"),
-				  u8(R_PREFIX_LEN, 16), u8(R_PER_HOST_LEN, 32))),
+				  u32(R_PREFIX_LEN, 16), u32(R_PER_HOST_LEN, 32))),
 	     err=EINVAL, msg="host bits set", offs="a")
 
 	# Dumps with filters that do not exist
@@ -815,7 +840,7 @@ def corpus():
 	     lambda s: build(RULE_GET, attr(R_ADDR4, v4("127.0.0.2"), mark="u"), dump=True),
 	     err=EINVAL, msg=NOT_TAKEN, offs="u")
 	case("rule-get dump: an origin filter",
-	     lambda s: build(RULE_GET, u8(R_ORIGIN, 7, mark="u"), dump=True),
+	     lambda s: build(RULE_GET, u32(R_ORIGIN, 7, mark="u"), dump=True),
 	     err=EINVAL, msg=NOT_TAKEN, offs="u")
 	case("client-get dump: a kind filter",
 	     lambda s: build(CLIENT_GET, u32(CL_KIND, 1, mark="u"), dump=True),
@@ -844,7 +869,7 @@ def corpus():
 				("rule-get as a do (it only dumps)", RULE_GET, False),
 				("table-replace as a dump (it only does)", TABLE_REPLACE, True)):
 		case(name + " (genetlink core)",
-		     lambda s, cmd=cmd, dump=dump: build(cmd, u8(T_ORIGIN, 7), dump=dump),
+		     lambda s, cmd=cmd, dump=dump: build(cmd, u32(T_ORIGIN, 7), dump=dump),
 		     err=errno.EOPNOTSUPP, core=True)
 	case("message 2 bytes into the genl header (genetlink core)",
 	     lambda s: build(CLASS_NEW, Raw(b"\x01\x01"), genl=False),
@@ -855,7 +880,7 @@ def corpus():
 
 	# Permissions: changes and (the lead's rule) dumps need CAP_NET_ADMIN
 	for name, make in (("class-new", lambda s: build(CLASS_NEW, string(C_NAME, "x"))),
-			   ("table-replace", lambda s: build(TABLE_REPLACE, u8(T_ORIGIN, 7))),
+			   ("table-replace", lambda s: build(TABLE_REPLACE, u32(T_ORIGIN, 7))),
 			   ("class-get dump", lambda s: build(CLASS_GET, dump=True)),
 			   ("rule-get dump", lambda s: build(RULE_GET, dump=True)),
 			   ("client-get dump", lambda s: build(CLIENT_GET, dump=True))):
@@ -876,7 +901,7 @@ def corpus():
 		     offs="n")
 	for text in ("per-host", "a b"):
 		case("table-replace: class nest named %r" % text,
-		     lambda s, text=text: build(TABLE_REPLACE, u8(T_ORIGIN, 7),
+		     lambda s, text=text: build(TABLE_REPLACE, u32(T_ORIGIN, 7),
 						nest(T_CLASS, string(C_NAME, text, mark="n"), mark="nest")),
 		     offs=("n", "nest"))
 	return c
@@ -1025,9 +1050,9 @@ def controls(nl):
 	       build(RULE_INSERT, u32(R_POSITION, State(nl).nr_rules + 1), *rule4()),
 	       build(RULE_DEL, *rule4()))
 	s = State(nl)
-	r = nl.request(build(TABLE_REPLACE, u64(T_GENERATION, s.gen), u8(T_ORIGIN, 7),
+	r = nl.request(build(TABLE_REPLACE, u64(T_GENERATION, s.gen), u32(T_ORIGIN, 7),
 			     nest(T_CLASS, string(C_NAME, "backup"), u32(C_WEIGHT, 3)),
-			     nest(T_RULE, attr(R_ADDR4, v4("10.0.0.0")), u8(R_PREFIX_LEN, 8),
+			     nest(T_RULE, attr(R_ADDR4, v4("10.0.0.0")), u32(R_PREFIX_LEN, 8),
 				  string(R_CLASS, "backup"))))
 	after = State(nl)
 	control("table-replace with the current generation is accepted",

@@ -32,17 +32,17 @@ def table(layout):
 	(bulk), classes or per-host the other way round."""
 	cls = lambda name, w: nc.nest(nc.T_CLASS, nc.string(nc.C_NAME, name), nc.u32(nc.C_WEIGHT, w))
 	rule = lambda addr, plen, *t: nc.nest(nc.T_RULE, nc.attr(nc.R_ADDR4, nc.v4(addr)),
-					      nc.u8(nc.R_PREFIX_LEN, plen), *t)
+					      nc.u32(nc.R_PREFIX_LEN, plen), *t)
 	if layout == 0:
-		return nc.build(nc.TABLE_REPLACE, nc.u8(nc.T_ORIGIN, ORIGIN),
+		return nc.build(nc.TABLE_REPLACE, nc.u32(nc.T_ORIGIN, ORIGIN),
 				cls("steady", 2), cls("bulk", 1),
 				rule("127.0.0.2", 32, nc.string(nc.R_CLASS, "steady")),
 				rule("127.0.1.0", 24, nc.string(nc.R_CLASS, "bulk")),
-				rule("127.0.2.0", 24, nc.u8(nc.R_PER_HOST_LEN, 32)))
-	return nc.build(nc.TABLE_REPLACE, nc.u8(nc.T_ORIGIN, ORIGIN),
+				rule("127.0.2.0", 24, nc.u32(nc.R_PER_HOST_LEN, 32)))
+	return nc.build(nc.TABLE_REPLACE, nc.u32(nc.T_ORIGIN, ORIGIN),
 			cls("steady", 1), cls("bulk", 3),
-			rule("127.0.1.0", 24, nc.u8(nc.R_PER_HOST_LEN, 32)),
-			rule("127.0.0.2", 32, nc.u8(nc.R_PER_HOST_LEN, 32)),
+			rule("127.0.1.0", 24, nc.u32(nc.R_PER_HOST_LEN, 32)),
+			rule("127.0.0.2", 32, nc.u32(nc.R_PER_HOST_LEN, 32)),
 			rule("127.0.2.0", 24, nc.string(nc.R_CLASS, "bulk")))
 
 
@@ -84,7 +84,7 @@ def main():
 						   nc.u32(12, 2)))	# NFSFAIR_A_CLASS_LIMIT
 			send("rule-insert", nc.build(nc.RULE_INSERT, nc.u32(nc.R_POSITION, 1),
 						     nc.attr(nc.R_ADDR4, nc.v4("127.0.2.0")),
-						     nc.u8(nc.R_PREFIX_LEN, 24),
+						     nc.u32(nc.R_PREFIX_LEN, 24),
 						     nc.string(nc.R_CLASS, name)))
 			send("class-dump", nc.build(nc.CLASS_GET, dump=True))
 			send("client-dump", nc.build(nc.CLIENT_GET, dump=True))

@@ -451,6 +451,53 @@ static void test_netlink_ids(void)
 	nlmsg_free(msg);
 }
 
+/*
+ * The family's integers are uint: sent as 4 bytes (the kernel takes 4 or
+ * 8, no longer the 1 of a u8), and read back from 4 or 8.
+ */
+static void test_netlink_uint(void)
+{
+	static const int sent[] = { NFSFAIR_A_RULE_PREFIX_LEN, NFSFAIR_A_RULE_PER_HOST_LEN,
+				    NFSFAIR_A_RULE_ORIGIN };
+	struct nlattr *tb[NFSFAIR_A_RULE_MAX + 1];
+	struct nfsfair_rule back;
+	struct nl_msg *msg;
+	unsigned int i;
+	bool good;
+	int ret;
+
+	ret = rule_attrs("-A -s 10.0.0.0/8 -j per-host/24 --origin 200", tb, &msg);
+	good = !ret;
+	for (i = 0; good && i < sizeof(sent) / sizeof(sent[0]); i++)
+		good = tb[sent[i]] && nla_len(tb[sent[i]]) == 4;
+	ok(good && nla_get_u32(tb[NFSFAIR_A_RULE_PREFIX_LEN]) == 8 &&
+	   nla_get_u32(tb[NFSFAIR_A_RULE_PER_HOST_LEN]) == 24 &&
+	   nla_get_u32(tb[NFSFAIR_A_RULE_ORIGIN]) == 200, "%s",
+	   "netlink: prefix-len, per-host-len and origin go out as 4-byte uints");
+	nlmsg_free(msg);
+
+	msg = nlmsg_alloc();
+	ret = msg ? nla_put(msg, NFSFAIR_A_RULE_ADDR6, 16, "\x20\x01\x0d\xb8") : -1;
+	if (!ret)
+		ret = nla_put_u64(msg, NFSFAIR_A_RULE_PREFIX_LEN, 32);
+	if (!ret)
+		ret = nla_put_u64(msg, NFSFAIR_A_RULE_PER_HOST_LEN, 64);
+	if (!ret)
+		ret = nla_put_u64(msg, NFSFAIR_A_RULE_ORIGIN, 7);
+	if (!ret)
+		ret = nla_put_u64(msg, NFSFAIR_A_RULE_POSITION, 3);
+	if (!ret)
+		ret = nla_parse(tb, NFSFAIR_A_RULE_MAX, nlmsg_attrdata(nlmsg_hdr(msg), 0),
+				nlmsg_attrlen(nlmsg_hdr(msg), 0), NULL);
+	if (!ret)
+		ret = nfsfair_nla_get_rule(tb, &back);
+	ok(!ret && back.prefix.family == AF_INET6 && back.prefix.len == 32 &&
+	   back.target.kind == NFSFAIR_TARGET_PER_HOST && back.target.per_host_len == 64 &&
+	   back.origin == 7 && back.position == 3, "%s",
+	   "netlink: a rule whose integers come as 8 bytes decodes the same");
+	nlmsg_free(msg);
+}
+
 /* Through the rule attribute set and back, the way the kernel sees it. */
 static void test_netlink(void)
 {
@@ -486,6 +533,7 @@ static void test_netlink(void)
 		nlmsg_free(msg);
 	}
 	test_netlink_ids();
+	test_netlink_uint();
 }
 
 static void test_owner(void)
