@@ -18,7 +18,7 @@ SUITES := $(UNIT_SUITES) tests/kunit/run $(INTEGRATION_SUITES) tests/systemd/che
 ALONGSIDE_SUITES := tests/debian/check
 
 .PHONY: all help deps kernel kernel-baseline export-series netlink-gen userspace check bench \
-	bench-overhead bench-enqueues bench-real-client bench-dispatch-cost kernel-deb deps-qemu kernel-smp kernel-baseline-smp kernel-debug-smp check-smp-debug bench-smp fuzz \
+	bench-overhead bench-enqueues bench-appends bench-real-client bench-dispatch-cost kernel-deb deps-qemu kernel-smp kernel-baseline-smp kernel-debug-smp check-smp-debug bench-smp fuzz \
 	kernel-kasan-smp kernel-kcsan-smp check-smp-kasan check-smp-kcsan soak-smp modules \
 	demo clean distclean
 
@@ -47,6 +47,8 @@ help:
 	@echo "make bench            the fairness tables, baseline against nfsfair (build/bench/)"
 	@echo "make bench-overhead   the dispatch path's cost, and table changes, in real time"
 	@echo "make bench-enqueues   svc_xprt_enqueue() calls per RPC, and how many were no-ops (tracepoints)"
+	@echo "make bench-appends    1000 single rule appends against 1000 table-gets, UML and, when"
+	@echo "                      built (make kernel-smp), the 2-CPU qemu guest"
 	@echo "make bench-real-client  a kernel NFS client walking and reading, alone and loaded"
 	@echo "make bench-dispatch-cost  ns per dispatch, fair path against the single queue (KUnit, native)"
 	@echo "make kernel-smp       the patched x86_64 kernel for the qemu SMP guest"
@@ -164,6 +166,9 @@ bench-overhead: kernel kernel-baseline userspace
 
 bench-enqueues: kernel kernel-baseline userspace
 	@tests/bench/enqueues-per-rpc $(BENCH_ARGS)
+
+bench-appends: kernel
+	@tests/bench/single-appends $(BENCH_ARGS)
 
 bench-real-client: kernel kernel-baseline userspace
 	@tests/bench/real-client $(BENCH_ARGS)
