@@ -54,6 +54,6 @@ gen2 = generation()
 rules = len(ynl.dump("rule-get", {}))
 flush = timed(lambda: ynl.do("rule-flush", {}))
 with open(outfile, "w") as f:
-	json.dump({"release": os.uname().release, "cpus": os.cpu_count(), "count": count, "table_get_s": floor,
-		   "append_s": append, "flush_s": flush, "generation": [gen0, gen1, gen2],
+	json.dump({"release": os.uname().release, "cpus": os.cpu_count(), "count": count,
+		   "table_get_s": floor, "append_s": append, "flush_s": flush, "generation": [gen0, gen1, gen2],
 		   "rules": rules}, f)

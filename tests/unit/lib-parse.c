@@ -459,6 +459,7 @@ static void test_netlink_uint(void)
 {
 	static const int sent[] = { NFSFAIR_A_RULE_PREFIX_LEN, NFSFAIR_A_RULE_PER_HOST_LEN,
 				    NFSFAIR_A_RULE_ORIGIN };
+	static const uint8_t db8[16] = { 0x20, 0x01, 0x0d, 0xb8 };	/* 2001:db8::/32 */
 	struct nlattr *tb[NFSFAIR_A_RULE_MAX + 1];
 	struct nfsfair_rule back;
 	struct nl_msg *msg;
@@ -477,7 +478,7 @@ static void test_netlink_uint(void)
 	nlmsg_free(msg);
 
 	msg = nlmsg_alloc();
-	ret = msg ? nla_put(msg, NFSFAIR_A_RULE_ADDR6, 16, "\x20\x01\x0d\xb8") : -1;
+	ret = msg ? nla_put(msg, NFSFAIR_A_RULE_ADDR6, sizeof(db8), db8) : -1;
 	if (!ret)
 		ret = nla_put_u64(msg, NFSFAIR_A_RULE_PREFIX_LEN, 32);
 	if (!ret)
