@@ -124,6 +124,23 @@ procs_in_ns() {
 	done
 }
 
+# stuck PID: where a process that outlived its SIGTERM waits, in the log:
+# its state and signal masks (a handler running has its signal blocked),
+# its system call and kernel stack, and its threads' user stacks where
+# gdb is installed (rpc.mountd's SIGTERM handler unregisters from
+# rpcbind through libtirpc, opening and reading files: strace shows
+# it; not async-signal-safe).
+stuck() {
+	local f=/proc/$1
+	diag "stuck pid $1 ($(cat "$f/comm" 2> /dev/null)): $(grep -E '^(State|SigPnd|ShdPnd|SigBlk|SigCgt):' "$f/status" 2> /dev/null | tr -s '\t\n' '  ')"
+	diag "stuck pid $1: wchan $(cat "$f/wchan" 2> /dev/null), syscall $(cat "$f/syscall" 2> /dev/null)"
+	sed "s/^/# stuck pid $1: kernel: /" "$f/stack" 2> /dev/null
+	if command -v gdb > /dev/null; then
+		timeout $((30 * slow)) gdb -p "$1" -batch -ex 'thread apply all bt' 2> /dev/null |
+			grep '^#' | head -30 | sed "s/^/# stuck pid $1: user: /"
+	fi
+}
+
 # cycle I: one namespace's life; sets step to the first step that failed.
 cycle() {
 	local i=$1 net=10.77.$(($1 % 250)) proc=getattr target=per-host
@@ -183,8 +200,17 @@ cycle() {
 		[ "$threads" = 0 ] || down+=" nfsd threads after rpc.nfsd 0: $threads;"
 	fi
 	[ -z "$anchor$rpcbind$mountd" ] || kill $anchor $rpcbind $mountd 2> /dev/null
-	wait_for $((10 * slow)) eval 'gone "${anchor:-0}" && gone "${rpcbind:-0}" && gone "${mountd:-0}"' ||
+	if ! wait_for $((10 * slow)) eval 'gone "${anchor:-0}" && gone "${rpcbind:-0}" && gone "${mountd:-0}"'; then
 		down+=" still alive 10 s after SIGTERM: $(ps -o pid=,stat=,comm= -p "$anchor,$rpcbind,$mountd" | tr -s ' \n' ' ');"
+		for p in $anchor $rpcbind $mountd; do
+			gone "$p" || stuck "$p"
+		done
+		# SIGKILL: the later cycles and the memory checks then measure
+		# the kernel, not one daemon that would hold its namespace.
+		kill -9 $anchor $rpcbind $mountd 2> /dev/null
+		wait_for $((10 * slow)) eval 'gone "${anchor:-0}" && gone "${rpcbind:-0}" && gone "${mountd:-0}"' ||
+			down+=" still alive 10 s after SIGKILL;"
+	fi
 	[ $((i % 2)) -eq 1 ] || ip netns del "$ns" || down+=" ip netns del failed;"
 	if [ -n "${lpid:-}" ]; then
 		# its connections were closed by nfsd's shutdown
