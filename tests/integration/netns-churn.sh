@@ -127,9 +127,7 @@ procs_in_ns() {
 # stuck PID: where a process that outlived its SIGTERM waits, in the log:
 # its state and signal masks (a handler running has its signal blocked),
 # its system call and kernel stack, and its threads' user stacks where
-# gdb is installed (rpc.mountd's SIGTERM handler unregisters from
-# rpcbind through libtirpc, opening and reading files: strace shows
-# it; not async-signal-safe).
+# gdb is installed.
 stuck() {
 	local f=/proc/$1
 	diag "stuck pid $1 ($(cat "$f/comm" 2> /dev/null)): $(grep -E '^(State|SigPnd|ShdPnd|SigBlk|SigCgt):' "$f/status" 2> /dev/null | tr -s '\t\n' '  ')"
@@ -199,7 +197,14 @@ cycle() {
 		threads=$(nsenter -t "$anchor" -n -m cat /proc/fs/nfsd/threads 2>&1)
 		[ "$threads" = 0 ] || down+=" nfsd threads after rpc.nfsd 0: $threads;"
 	fi
-	[ -z "$anchor$rpcbind$mountd" ] || kill $anchor $rpcbind $mountd 2> /dev/null
+	# rpc.mountd gets SIGKILL: nfs-utils 2.6.2's SIGTERM handler calls
+	# syslog(), and a SIGTERM that lands while the main loop is inside
+	# syslog() (as at a v4.1 cycle's end, logging its clients' detach)
+	# deadlocks on glibc's syslog_lock for good (made to happen with gdb;
+	# cycle 159 of one 200-cycle run). The kernel sees its channels
+	# closed either way.
+	[ -z "$anchor$rpcbind" ] || kill $anchor $rpcbind 2> /dev/null
+	[ -z "$mountd" ] || kill -9 "$mountd" 2> /dev/null
 	if ! wait_for $((10 * slow)) eval 'gone "${anchor:-0}" && gone "${rpcbind:-0}" && gone "${mountd:-0}"'; then
 		down+=" still alive 10 s after SIGTERM: $(ps -o pid=,stat=,comm= -p "$anchor,$rpcbind,$mountd" | tr -s ' \n' ' ');"
 		for p in $anchor $rpcbind $mountd; do
