@@ -124,7 +124,7 @@ procs_in_ns() {
 	done
 }
 
-# stuck PID: where a process that outlived its SIGTERM waits, in the log:
+# stuck PID: where a process that outlived its signal waits, in the log:
 # its state and signal masks (a handler running has its signal blocked),
 # its system call and kernel stack, and its threads' user stacks where
 # gdb is installed.
@@ -137,6 +137,11 @@ stuck() {
 		timeout $((30 * slow)) gdb -p "$1" -batch -ex 'thread apply all bt' 2> /dev/null |
 			grep '^#' | head -30 | sed "s/^/# stuck pid $1: user: /"
 	fi
+}
+
+# daemons_gone: the cycle's anchor, rpcbind and mountd have all exited.
+daemons_gone() {
+	gone "${anchor:-0}" && gone "${rpcbind:-0}" && gone "${mountd:-0}"
 }
 
 # cycle I: one namespace's life; sets step to the first step that failed.
@@ -199,22 +204,21 @@ cycle() {
 	fi
 	# rpc.mountd gets SIGKILL: nfs-utils 2.6.2's SIGTERM handler calls
 	# syslog(), and a SIGTERM that lands while the main loop is inside
-	# syslog() (as at a v4.1 cycle's end, logging its clients' detach)
-	# deadlocks on glibc's syslog_lock for good (made to happen with gdb;
-	# cycle 159 of one 200-cycle run). The kernel sees its channels
-	# closed either way.
+	# syslog() (it logs v4.1 clients' detach as a cycle ends) deadlocks
+	# on glibc's syslog_lock for good (made to happen with gdb; cycle
+	# 159 of one 200-cycle run). The kernel sees its channels closed
+	# either way.
 	[ -z "$anchor$rpcbind" ] || kill $anchor $rpcbind 2> /dev/null
 	[ -z "$mountd" ] || kill -9 "$mountd" 2> /dev/null
-	if ! wait_for $((10 * slow)) eval 'gone "${anchor:-0}" && gone "${rpcbind:-0}" && gone "${mountd:-0}"'; then
-		down+=" still alive 10 s after SIGTERM: $(ps -o pid=,stat=,comm= -p "$anchor,$rpcbind,$mountd" | tr -s ' \n' ' ');"
+	if ! wait_for $((10 * slow)) daemons_gone; then
+		down+=" still alive 10 s after the signal: $(ps -o pid=,stat=,comm= -p "$anchor,$rpcbind,$mountd" | tr -s ' \n' ' ');"
 		for p in $anchor $rpcbind $mountd; do
 			gone "$p" || stuck "$p"
 		done
 		# SIGKILL: the later cycles and the memory checks then measure
 		# the kernel, not one daemon that would hold its namespace.
 		kill -9 $anchor $rpcbind $mountd 2> /dev/null
-		wait_for $((10 * slow)) eval 'gone "${anchor:-0}" && gone "${rpcbind:-0}" && gone "${mountd:-0}"' ||
-			down+=" still alive 10 s after SIGKILL;"
+		wait_for $((10 * slow)) daemons_gone || down+=" still alive 10 s after SIGKILL;"
 	fi
 	[ $((i % 2)) -eq 1 ] || ip netns del "$ns" || down+=" ip netns del failed;"
 	if [ -n "${lpid:-}" ]; then
