@@ -67,6 +67,11 @@ def nla(t, payload):
 	return struct.pack("HH", 4 + len(payload), t) + payload + b"\0" * (-len(payload) % 4)
 
 
+def nla_uint(t, v):
+	"""A uint attribute: the family takes 4 or 8 bytes, in host order."""
+	return nla(t, struct.pack("=I", v))
+
+
 RA = {k: ynl.attr_sets["rule"][k].value for k in ("addr4", "prefix-len", "class", "per-host-len")}
 T_RULE = ynl.attr_sets["table"]["rule"].value | 0x8000  # NLA_F_NESTED
 
@@ -80,8 +85,8 @@ def encode(v, seq):
 	cls = nla(RA["class"], b"movers\0")
 	parts = [head]
 	for a, plen, c in v:
-		body = nla(RA["addr4"], socket.inet_aton(a)) + nla(RA["prefix-len"], bytes([plen]))
-		body += cls if c else nla(RA["per-host-len"], bytes([32]))
+		body = nla(RA["addr4"], socket.inet_aton(a)) + nla_uint(RA["prefix-len"], plen)
+		body += cls if c else nla_uint(RA["per-host-len"], 32)
 		parts.append(nla(T_RULE, body))
 	msg = b"".join(parts)
 	return struct.pack("I", len(msg) + 4) + msg
