@@ -155,9 +155,9 @@ check: userspace deb
 	@tests/run-suites $(addprefix --alongside ,$(ALONGSIDE_SUITES)) \
 		--before '$(MAKE) -s kernel kernel-baseline' $(SUITES)
 
-# The suite's own guest-args line, a longer timeout, 200 cycles.
+# The suite's own guest-args line, then a longer timeout (the last wins), 200 cycles.
 check-churn: kernel userspace
-	@tests/uml/run --timeout 2400 $$(sed -n 's/^# guest-args: //p' tests/integration/netns-churn.sh) \
+	@tests/uml/run $$(sed -n 's/^# guest-args: //p' tests/integration/netns-churn.sh) --timeout 2400 \
 		tests/integration/netns-churn.sh 200
 
 bench: kernel kernel-baseline userspace
