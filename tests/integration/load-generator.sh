@@ -74,6 +74,12 @@ conns_are() {
 	[ "$(count_of 127.0.0.2 "$peers")" -eq "$1" ] && [ "$(count_of 127.0.0.3 "$peers")" -eq "$2" ]
 }
 
+# end_load PID DESC: end the load PID's measured time with SIGUSR1; it
+# must still be running (a long --duration, so that it outlasts its samples).
+end_load() {
+	check "$2: still running once looked at" kill -USR1 "$1"
+}
+
 # between LOW HIGH FILE EXPR: LOW <= EXPR <= HIGH, EXPR over the report r.
 between() {
 	json "$3" "$1 <= ($4) <= $2"
@@ -104,7 +110,7 @@ require "127.0.0.3 is a source address" add_source_addr 127.0.0.3
 pid=$!
 during "$pid" conns_are 1 4
 sleep 4
-check "getattr: still running once looked at" kill -USR1 "$pid"
+end_load "$pid" getattr
 wait "$pid"
 rc=$?
 check "getattr: exit 0" [ "$rc" -eq 0 ] || diag "stderr: $(cat "$out/getattr.err")"
@@ -175,7 +181,7 @@ v41_seen() {
 pid=$!
 during "$pid" v41_seen
 sleep 4		# 3 s measured at least, as the getattr run below
-check "v41 2 groups: still running once looked at" kill -USR1 "$pid"
+end_load "$pid" "v41 2 groups"
 wait "$pid"
 rc=$?
 check "v41 2 groups: ended by the signal, before its 90 s" \
@@ -280,7 +286,7 @@ sys.exit(not (hosts.get("127.0.0.2", 0) > 0 and hosts.get("127.0.0.3", 0) > 0))'
 	during "$pid" both_served
 	sleep 5
 	during "$pid" both_served
-	check "v41 nfsfair per host: still running once its counters were read" kill -USR1 "$pid"
+	end_load "$pid" "v41 nfsfair per host"
 	wait "$pid"
 	rc=$?
 	check "v41 nfsfair per host: exit 0" [ "$rc" -eq 0 ] ||
