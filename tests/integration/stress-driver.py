@@ -7,9 +7,14 @@ flipping between two layouts of the same peers (so every replace moves
 live clients between classes), and after every tenth: a class made, given
 a rule for the churned connections' /24 and a limit, then its rule and the
 class deleted again while connections it took may still be open; a class
-and a client dump; now and then counters-zero. Prints one JSON object:
-what was sent, what the kernel refused (with errno and extack), the
-replaces done in each second and the rate reached. Exit 1 on any refusal.
+and a client dump; now and then counters-zero. Every hundredth replace
+empties the table and holds it empty (up to EMPTY_HOLD s) until a client
+dump shows no client left: with no table and no client, fair dispatch
+turns itself off (svc_fair_active), and the next replace on again, all
+under load, as an admin's flush and re-add does on a live server.
+Prints one JSON object: what was sent, what the kernel refused (with
+errno and extack), the replaces done in each second, the rate reached,
+and how many empty holds saw every client go. Exit 1 on any refusal.
 
 The family's bytes come from netlink-corpus.py's builders.
 """
@@ -25,6 +30,8 @@ nc = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(nc)
 
 ORIGIN = 9
+EMPTY_EVERY = 100
+EMPTY_HOLD = 0.5
 
 
 def table(layout):
@@ -52,7 +59,8 @@ def main():
 	nc.resolve_family(nl)
 	sent = {"table-replace": 0, "class-new": 0, "class-set": 0, "rule-insert": 0,
 		"rule-del": 0, "class-del": 0, "class-dump": 0, "client-dump": 0,
-		"counters-zero": 0}
+		"counters-zero": 0, "table-empty": 0}
+	emptied = 0
 	refused = []
 	per_second = []
 
@@ -90,6 +98,21 @@ def main():
 			send("client-dump", nc.build(nc.CLIENT_GET, dump=True))
 			send("rule-del", nc.build(nc.RULE_DEL, nc.u32(nc.R_POSITION, 1)))
 			send("class-del", nc.build(nc.CLASS_DEL, nc.string(nc.C_NAME, name)))
+		if n % EMPTY_EVERY == 5 and send("table-empty", nc.build(
+				nc.TABLE_REPLACE, nc.u32(nc.T_ORIGIN, ORIGIN))):
+			# Held until the transports, each rebound at its next
+			# dispatch, have left every client: then nothing pins
+			# fair dispatch on.
+			hold = time.monotonic() + EMPTY_HOLD
+			while True:
+				r = nl.request(nc.build(nc.CLIENT_GET, dump=True))
+				sent["client-dump"] += 1
+				if r.err == 0 and not r.payloads:
+					emptied += 1
+					break
+				if time.monotonic() >= hold:
+					break
+				time.sleep(0.01)
 		if n % 250 == 0:
 			send("counters-zero", nc.build(nc.COUNTERS_ZERO))
 		# Pace to RATE replaces a second from the start, catching up
@@ -101,6 +124,7 @@ def main():
 	print(json.dumps({"seconds": round(elapsed, 2), "target_rate": rate,
 			  "rate": round(sent["table-replace"] / elapsed, 1),
 			  "sent": sent, "refused": refused[:20], "refusals": len(refused),
+			  "emptied": emptied,
 			  "replaces_per_second": per_second}))
 	return 1 if refused else 0
 
