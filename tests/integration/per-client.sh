@@ -114,8 +114,17 @@ check "-F --origin 10" "$ctl" -F --origin 10
 # window's edges: 0.5 points. run-suites boots in real time, where the
 # generator competes for the one CPU and a loaded host can leave a group
 # short of calls for a moment; runs here were still within 0.05 points of
-# a third, 2 points keeps 1/3 and 1/4 well apart.
-if grep -qw 'time-travel=inf-cpu' /proc/cmdline; then tol=0.5; else tol=2; fi
+# a third, 2 points keeps 1/3 and 1/4 well apart. On the sanitizer
+# guests (KASAN, KCSAN) under TCG the generator's own checked code takes
+# the guest's CPUs from nfsd: per-host came out 26.0 / 26.1 / 47.9 on
+# KASAN; 3 points still keeps a third (33.3) from a quarter (25).
+if grep -qw 'time-travel=inf-cpu' /proc/cmdline; then
+	tol=0.5
+elif dmesg | grep -qE 'KernelAddressSanitizer initialized|kcsan: '; then
+	tol=3
+else
+	tol=2
+fi
 diag "time-travel: $(grep -qw 'time-travel=inf-cpu' /proc/cmdline && echo yes || echo no)," \
 	"shares within +-$tol points"
 nat=(--group nat1:127.0.0.2:2:8 --group nat2:127.0.0.2:2:8 --group other:127.0.0.3:2:8
