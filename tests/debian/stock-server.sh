@@ -15,6 +15,7 @@
 # TAP numbering carries across the boots (the plan comes at the end).
 top=${NFSFAIR_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$top/tests/lib/tap.sh"
+. "$top/tests/debian/clients.sh"
 state=/var/lib/nfsfair-test/tap.state
 [ -f "$state" ] && . "$state"
 boot=${NFSFAIR_BOOT:-1}
@@ -107,32 +108,11 @@ if [ "$boot" = 2 ]; then
 	prom=/var/lib/prometheus/node-exporter/nfsfair.prom
 	check "the metrics timer wrote $prom" wait_for 60 grep -q '^nfsfair_' "$prom"
 
-	# Two clients in network namespaces of their own, each through a veth
-	# pair to the server's namespace: c1 mounts with nconnect=16, c2 with
-	# one connection; every mount's own kernel counters
+	# Two clients (tests/debian/clients.sh): c1 mounts with nconnect=16,
+	# c2 with one connection; every mount's own kernel counters
 	# (/proc/self/mountstats) count the WRITEs the server answered.
-	for i in 1 2; do
-		ip netns add c$i
-		ip link add s$i type veth peer name c$i netns c$i
-		ip addr add 192.0.2.$((i * 16 + 1))/28 dev s$i
-		ip link set s$i up
-		ip -n c$i addr add 192.0.2.$((i * 16 + 2))/28 dev c$i
-		ip -n c$i link set c$i up
-		ip -n c$i link set lo up
-		mkdir -p /mnt/c$i
-	done
-	# Each mount from a host name of its own (a UTS namespace): the
-	# kernel's NFSv4 client names itself by it, and two mounts of one
-	# kernel under one name are one NFSv4 client to nfsd, from two
-	# addresses, each one's EXCHANGE_ID sending the other into state
-	# recovery: seen on Debian's stock modules as one mount at 0 WRITEs
-	# for 20 s and more, then the other, table or none.
-	mount_both() {
-		nsenter --net=/run/netns/c1 unshare --uts sh -c \
-			"hostname nfsfair-c1 && mount -t nfs -o $1,nconnect=16 192.0.2.17:/srv/nfs /mnt/c1" &&
-		nsenter --net=/run/netns/c2 unshare --uts sh -c \
-			"hostname nfsfair-c2 && mount -t nfs -o $1 192.0.2.33:/srv/nfs /mnt/c2"
-	}
+	make_clients
+	mount_both() { client_mount 1 "$1,nconnect=16" && client_mount 2 "$1"; }
 	load_pids=()
 	start_load() {
 		local c i
