@@ -6,8 +6,8 @@
 # round the cycle an admin's edits make on a live server, CYCLES times
 # (default 3: about 10 s each in UML, minutes on the KASAN guest):
 #
-#   empty (flushed, until every client is gone: fair dispatch turns
-#   itself off) -> per-host, or per-client on odd cycles (every
+#   empty (flushed, until every client is gone: every transport back
+#   on the single queue) -> per-host, or per-client on odd cycles (every
 #   connection rebound at its next dispatch, the session's client ID
 #   named by SEQUENCE) -> a class of weight 3 and limit 1 for
 #   127.0.0.7 inserted ahead -> its limit lifted -> the class's rule and
@@ -16,10 +16,11 @@
 # the transitions the stock Debian server suite makes once per version
 # (tests/debian/stock-server.sh), many times over, under the writers'
 # load. Checks: both mounts' WRITEs went on in every cycle, every edit
-# was accepted, the table emptied to no client at least once (so the
-# off/on transition ran), both mounts unmount, no client is left at rest,
-# and the kernel logged no warning. tests/integration/nfs-table-cycles.sh
-# [CYCLES]. Builds nothing: run `make userspace` on the host first.
+# was accepted, the table emptied to no client at least once (every
+# transport unbound, then bound again), both mounts unmount, no client
+# is left at rest, and the kernel logged no warning.
+# tests/integration/nfs-table-cycles.sh [CYCLES]. Builds nothing: run
+# `make userspace` on the host first.
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/tests/lib/tap.sh"
 . "$top/tests/uml/guest-lib.sh"
@@ -91,7 +92,7 @@ diag "$cycles cycles in $((SECONDS - start)) s; WRITEs answered: c1 $prev1, c2 $
 check "every edit of $cycles cycles was accepted${edit_fail:+: not $edit_fail}" test -z "$edit_fail"
 check "both mounts' WRITEs went on in every cycle${stalls:+: ${stalls[*]}}" \
 	test "${#stalls[@]}" -eq 0
-check "the flushed table emptied to no client in $emptied of $cycles cycles (fair dispatch off and on again)" \
+check "the flushed table emptied to no client in $emptied of $cycles cycles (every transport unbound, then bound again)" \
 	test "$emptied" -ge 1
 umount_both() { umount "$base/c1" && umount "$base/c2"; }
 check "both mounts unmount" wait_until 60 umount_both

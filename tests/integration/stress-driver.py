@@ -9,9 +9,11 @@ a rule for the churned connections' /24 and a limit, then its rule and the
 class deleted again while connections it took may still be open; a class
 and a client dump; now and then counters-zero. Every hundredth replace
 empties the table and holds it empty (up to EMPTY_HOLD s) until a client
-dump shows no client left: with no table and no client, fair dispatch
-turns itself off (svc_fair_active), and the next replace on again, all
-under load, as an admin's flush and re-add does on a live server.
+dump shows no client left: with no table and no client nothing pins
+fair dispatch on (svc_fair_active would go off a minute later), every
+transport is back on the single queue, and the next replace binds them
+all again, under load, as an admin's flush and re-add does on a live
+server.
 Prints one JSON object: what was sent, what the kernel refused (with
 errno and extack), the replaces done in each second, the rate reached,
 and how many empty holds saw every client go. Exit 1 on any refusal.

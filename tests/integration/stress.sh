@@ -14,7 +14,7 @@
 #    made, limited, given the churn's /24 by a hand rule, dumped, and its
 #    rule and the class deleted again with connections in it; now and
 #    then counters-zero; every hundredth, the table emptied until every
-#    client is gone, so fair dispatch turns off, and back on at the next;
+#    client is gone (nothing pins fair dispatch on), bound again at the next;
 #  - connection churn: two loops of 1-second nfsfair-load runs, each from
 #    the next of 127.0.2.1-.40, 2 connections each, NFSv3 and NFSv4.1
 #    (client-ID clients) in turn.
@@ -116,8 +116,8 @@ print("%d table-replaces in %.0f s (%.1f/s of 100; slowest second %d), %d class 
 else
 	fail "table driver: exit $driver_rc: $(head -c 1500 "$out/driver.json" "$out/driver.err")"
 fi
-# Fair dispatch off and on again under load: an empty table, every client
-# gone (so nothing pins svc_fair_active), then a table again.
+# An empty table under load, every client gone (nothing pins
+# svc_fair_active), then a table again.
 read -r empties emptied < <(python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))
 print(r["sent"]["table-empty"], r["emptied"])' "$out/driver.json" 2> /dev/null)
 check "table driver: emptied the table ${empties:-?} times under load, every client gone in ${emptied:-?} of them" \
