@@ -59,6 +59,14 @@ edit() { "$ctl" "$@" > /dev/null 2> "$base/edit.err" || { [ -n "$edit_fail" ] ||
 no_client() {
 	[ "$(ynl --dump client-get 2> /dev/null | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))' 2> /dev/null)" = 0 ]
 }
+# Both writing before the first cycle: the v4.1 writers' OPENs wait out
+# nfsd's grace period (10 s here) after it starts.
+writing() {
+	local w1 w2
+	w1=$(writes "$base/c1") w2=$(writes "$base/c2")
+	[ "${w1:-0}" -gt 0 ] && [ "${w2:-0}" -gt 0 ]
+}
+check "both mounts' writers are writing" wait_until 60 writing
 stalls=()
 cycles=0 emptied=0
 prev1=$(writes "$base/c1") prev2=$(writes "$base/c2")
