@@ -197,8 +197,10 @@ clean:
 	[ ! -d build/linux-baseline/x86_64 ] || $(MAKE) -s -C build/linux-baseline O=x86_64 ARCH=x86_64 clean
 	[ ! -d build/linux/x86_64-debug ] || $(MAKE) -s -C build/linux O=x86_64-debug ARCH=x86_64 clean
 
+# Not rm -rf: a make check stopped in the Debian image's chroot leaves
+# the host's /dev bound under build/.
 distclean:
-	rm -rf build
+	scripts/remove-tree build
 
 # make install: the tools for other distributions; make deb uses it with
 # PREFIX=/usr. The config goes under /etc for a system install, else
