@@ -83,14 +83,11 @@ ours() { nfsfair_objects; }
 
 # callers: nfsfair's live objects by allocating function and size, for the log.
 callers() {
-	local d f size
 	[ -d /sys/kernel/debug/slab ] || return 0
-	for d in /sys/kernel/debug/slab/kmalloc-*/; do
-		f=$d/alloc_traces
-		[ -r "$f" ] || continue
-		size=$(cat "/sys/kernel/slab/$(basename "$d")/object_size" 2> /dev/null) || continue
-		awk -v size="$size" '$2 ~ /^(svc_fair|nfsfair)/ { split($2, fn, "+"); print fn[1], size, $1 }' "$f"
-	done | awk '{ n[$1 " x " $2 " B"] += $3 } END { for (k in n) printf "%s: %d, ", k, n[k] }'
+	slab_traces 'kmalloc-*'
+	[ ${#slab_args[@]} -gt 0 ] || return 0
+	awk '$2 ~ /^(svc_fair|nfsfair)/ { split($2, fn, "+"); n[fn[1] " x " size " B"] += $1 }
+		END { for (k in n) printf "%s: %d, ", k, n[k] }' "${slab_args[@]}"
 }
 
 # sunreclaim: unreclaimable slab now, in kB.

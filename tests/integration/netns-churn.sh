@@ -273,12 +273,11 @@ named() {
 # callers: "CACHE:FUNCTION OBJECTS", live objects by allocating function
 # (slub_debug=U), for the log.
 callers() {
-	local d
 	[ -d /sys/kernel/debug/slab ] || return 0
-	for d in /sys/kernel/debug/slab/*/; do
-		awk -v c="$(basename "$d")" '{ split($2, fn, "+"); n[c ":" fn[1]] += $1 }
-			END { for (k in n) print k, n[k] }' "$d/alloc_traces" 2> /dev/null
-	done | sort
+	slab_traces
+	[ ${#slab_args[@]} -gt 0 ] || return 0
+	awk '{ split($2, fn, "+"); n[cache ":" fn[1]] += $1 }
+		END { for (k in n) print k, n[k] }' "${slab_args[@]}" 2> /dev/null | sort
 }
 
 # ours: "OBJECTS BYTES" of nfsfair's live allocations (guest-lib.sh).
