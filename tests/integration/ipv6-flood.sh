@@ -52,11 +52,9 @@ n=5000				# flood connections, one per address
 cap=4096			# SVC_FAIR_MAX_HOSTS, net/sunrpc/svc_fair_internal.h
 hold=5000			# us each flood and well-behaved call holds a thread
 good=fd00:f200::1		# the well-behaved client, outside the flood's /64
-slow=1
-[ "${NFSFAIR_GUEST:-uml}" = qemu ] && slow=20
-# A sanitizer kernel under TCG runs the guest about 3 times slower again:
-# on KASAN the second client dump came after the well-behaved load ended.
-case $(uname -r) in *-kasan|*-kcsan) slow=$((slow * 3)) ;; esac
+# On KASAN the second client dump came after the well-behaved load ended
+# while waits scaled only with TCG: they scale with the sanitizer too.
+slow=$(guest_slowness)
 # Bounded waits scale with slow; the sleeps that only let rounds pass
 # between two dumps scale with TCG but not with the sanitizer (the check
 # counts the rounds that did pass): at slow 60 they alone took 17

@@ -11,7 +11,7 @@ data=/run/nfsfair/data
 mkdir -p "$mnt"
 
 check "running kernel is the nfsfair build ($(uname -r))" \
-	eval '[[ $(uname -r) == *-nfsfair || $(uname -r) == *-nfsfair-debug ]]'
+	eval 'case $(uname -r) in *-nfsfair | *-nfsfair-debug | *-nfsfair-kasan | *-nfsfair-kcsan) ;; *) false ;; esac'
 require "nfsd starts with 8 threads" nfsd_start 8
 head -c 1048576 /dev/urandom > "$data"
 

@@ -68,6 +68,17 @@ wait_until() {
 	done
 }
 
+# guest_slowness: how many times longer than under UML a bounded wait or
+# a load's bound should be here: 20 in a qemu TCG guest, and 3 times that
+# on a sanitizer's kernel (KASAN's ynl call takes tens of seconds).
+guest_slowness() {
+	local n=1
+
+	[ "${NFSFAIR_GUEST:-uml}" = qemu ] && n=20
+	case $(uname -r) in *-kasan|*-kcsan) n=$((n * 3)) ;; esac
+	echo "$n"
+}
+
 # ynl ARGS...: the kernel tree's own netlink CLI, driving the nfsfair
 # family from its spec; no code of ours in between.
 ynl() {
