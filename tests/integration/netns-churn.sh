@@ -255,11 +255,15 @@ settle() {
 	done
 }
 
-# A socket buffer freed on another CPU than the one that allocated it
-# waits on that CPU's list (up to net.core.skb_defer_max, 64 each) until
-# its next receive: on the SMP guests, 28 skbuff_head_cache objects that
-# no cycle leaked. Freed at once instead, the count is the live ones.
+# Freed socket buffer heads stay allocated in two per-CPU caches of
+# net/core/skbuff.c: another CPU's deferred-free list (net.core.
+# skb_defer_max, 64), then the NAPI cache (NAPI_SKB_CACHE_SIZE, 64),
+# which kmem_cache_shrink() does not empty. On the SMP guests that was
+# 24 to 28 more skbuff_head_cache objects after the cycles than before,
+# none leaked. The deferral is turned off; the NAPI caches' 64 a CPU are
+# allowed (a leak of every cycle's buffers grows past them).
 echo 0 > /proc/sys/net/core/skb_defer_max
+skb_cached=$((64 * $(nproc)))
 
 # slab_objs CACHE: active objects of a slab cache.
 slab_objs() {
@@ -423,8 +427,9 @@ if [ -n "$base_ours" ]; then
 else
 	check "nfsfair's live objects back to the baseline # SKIP no slub_debug=U" true
 fi
-grown=$(join -a 2 -e 0 -o 0,1.2,2.2 "$out/named-before" "$out/named-after" | awk '$3 > $2')
-check "the namespace's, nfsd's and sockets' slab caches hold no more objects than at the baseline" \
+grown=$(join -a 2 -e 0 -o 0,1.2,2.2 "$out/named-before" "$out/named-after" |
+	awk -v skb="$skb_cached" '$3 > $2 + ($1 == "skbuff_head_cache" ? skb : 0)')
+check "the namespace's, nfsd's and sockets' slab caches hold no more objects than at the baseline (skbuff_head_cache: $skb_cached more, the per-CPU caches)" \
 	[ -z "$grown" ] || diag "grown (cache before after): $(tr '\n' ';' <<< "$grown")"
 if [ -s "$out/callers-before" ]; then
 	diag "allocating functions with more live objects than at the baseline (cache:function +n):" \
