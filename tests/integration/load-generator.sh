@@ -35,7 +35,7 @@ slow=$(guest_slowness)
 # makes larger still (KASAN beside a make check: 16.5 ops/s for 20, 141
 # for 160); there the floor is half, which still fails calls that stall.
 floor1=20 floor8=160
-case $(uname -r) in *-kasan|*-kcsan) floor1=10 floor8=80 ;; esac
+! sanitizer_kernel || { floor1=10 floor8=80; }
 
 # json FILE EXPR: EXPR (Python, over the report in FILE as r) is true.
 json() {

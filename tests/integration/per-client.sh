@@ -120,7 +120,7 @@ check "-F --origin 10" "$ctl" -F --origin 10
 # KASAN; 3 points still keeps a third (33.3) from a quarter (25).
 # The sanitizer kernels are told by their release, as ipv6-flood tells them.
 tol=2
-case $(uname -r) in *-kasan|*-kcsan) tol=3 ;; esac
+! sanitizer_kernel || tol=3
 grep -qw 'time-travel=inf-cpu' /proc/cmdline && tol=0.5
 diag "time-travel: $(grep -qw 'time-travel=inf-cpu' /proc/cmdline && echo yes || echo no)," \
 	"shares within +-$tol points"

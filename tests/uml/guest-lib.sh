@@ -68,6 +68,12 @@ wait_until() {
 	done
 }
 
+# sanitizer_kernel: the guest runs a KASAN or KCSAN build (by its release).
+sanitizer_kernel() {
+	case $(uname -r) in *-kasan | *-kcsan) return 0 ;; esac
+	return 1
+}
+
 # guest_slowness: how many times longer than under UML a bounded wait or
 # a load's bound should be here: 20 in a qemu TCG guest, and 3 times that
 # on a sanitizer's kernel (KASAN's ynl call takes tens of seconds).
@@ -75,7 +81,7 @@ guest_slowness() {
 	local n=1
 
 	[ "${NFSFAIR_GUEST:-uml}" = qemu ] && n=20
-	case $(uname -r) in *-kasan|*-kcsan) n=$((n * 3)) ;; esac
+	! sanitizer_kernel || n=$((n * 3))
 	echo "$n"
 }
 
