@@ -35,7 +35,16 @@ slow=$(guest_slowness)
 # makes larger still (KASAN beside a make check: 16.5 ops/s for 20, 141
 # for 160); there the floor is half, which still fails calls that stall.
 floor1=20 floor8=160
-! sanitizer_kernel || { floor1=10 floor8=80; }
+# The 1x1 run's 2 s hold about 45 calls, and one call stalled by the host
+# for a second sinks its rate (KCSAN beside three guests: 8 calls in 2 s,
+# p50 46.8 ms); on a sanitizer's kernel it runs 10 s.
+one_s=2
+# Same load, v41 against getattr: the threads bound both rates alike, so
+# they agree within 15%; a sanitizer's guest is CPU-bound instead, and
+# there a COMPOUND's cost shows (KCSAN: 98.2 against 120.1 ops/s), so
+# within 30%. The shares are compared within 3 points everywhere.
+rate_pct=15
+! sanitizer_kernel || { floor1=10 floor8=80 one_s=10 rate_pct=30; }
 
 # json FILE EXPR: EXPR (Python, over the report in FILE as r) is true.
 json() {
@@ -154,8 +163,8 @@ check "null: shares add up to 100 (+-0.5)" \
 
 # v41, one call outstanding: every call waits out the 40 ms hold, so
 # 25 ops/s at most; a little less in real time, where the RPC costs too.
-"$load" --group a:127.0.0.2:1:1 --proc v41 --hold-us 40000 --warmup 0.5 --duration 2 \
-	--timeout 30 --json > "$out/v41-one.json" 2> "$out/v41-one.err"
+"$load" --group a:127.0.0.2:1:1 --proc v41 --hold-us 40000 --warmup 0.5 --duration $one_s \
+	--timeout $((one_s + 28)) --json > "$out/v41-one.json" 2> "$out/v41-one.err"
 rc=$?
 check "v41 1x1: exit 0" [ "$rc" -eq 0 ] || diag "stderr: $(cat "$out/v41-one.err")"
 check "v41 1x1: the report names the proc" json "$out/v41-one.json" 'r["proc"] == "v41"'
@@ -172,7 +181,7 @@ diag "$(summary "$out/v41-one.json")"
 # against 8 threads: both thread-limited to about 200 ops/s, same shares.
 # nfsd's clients and connections are looked at during the v41 run. In
 # real time a COMPOUND costs the uniprocessor guest more than a GETATTR,
-# hence the 15% allowed. The 202.7 ops/s allow for the up to 8 calls
+# hence rate_pct. The 202.7 ops/s allow for the up to 8 calls
 # already held when the measuring starts.
 bound=$((90 * slow))
 two=(--group a:127.0.0.2:2:4 --group b:127.0.0.3:6:4 --hold-us 40000 --warmup 1
@@ -223,8 +232,8 @@ ratio=$(/usr/bin/python3 -c 'import json, sys
 v, g = (json.load(open(f)) for f in sys.argv[1:])
 print("%.3f" % (v["total_ops_per_s"] / max(g["total_ops_per_s"], 1)))' \
 	"$out/v41-two.json" "$out/getattr-two.json")
-check "v41 against getattr, same load: total ops/s within 15% (ratio $ratio)" \
-	/usr/bin/python3 -c 'import sys; sys.exit(not 0.85 <= float(sys.argv[1]) <= 1.15)' "$ratio"
+check "v41 against getattr, same load: total ops/s within $rate_pct% (ratio $ratio)" \
+	/usr/bin/python3 -c 'import sys; t = int(sys.argv[2]) / 100; sys.exit(not 1 - t <= float(sys.argv[1]) <= 1 + t)' "$ratio" "$rate_pct"
 diff=$(/usr/bin/python3 -c 'import json, sys
 v, g = (json.load(open(f)) for f in sys.argv[1:])
 print("%.2f" % abs(v["groups"][0]["share_pct"] - g["groups"][0]["share_pct"]))' \
