@@ -7,7 +7,7 @@
 #
 #  - load: steady (127.0.0.2, 2 connections x 4 calls) and bulk
 #    (127.0.1.1-.4, 8 connections), NFSv3 GETATTRs the hold hook keeps
-#    2 ms, completions counted in every second (--window-ms 1000);
+#    2 ms, completions counted in every second (3 on a sanitizer's guest);
 #  - the table (stress-driver.py): table-replaces at 100 a second on one
 #    socket, flipping steady, bulk and the churn's /24 between classes and
 #    per-host, so each replace moves live clients; every tenth, a class
@@ -19,7 +19,7 @@
 #    the next of 127.0.2.1-.40, 2 connections each, NFSv3 and NFSv4.1
 #    (client-ID clients) in turn.
 #
-# Then: no second without completions for steady or bulk while they were
+# Then: no window without completions for steady or bulk while they were
 # offered load (a stall), no RPC error anywhere, no refusal by the kernel,
 # every churn run completed; after the load and the connections are gone,
 # the kernel holds no client but the default's, nfsfair's live slab
@@ -67,8 +67,24 @@ for i in $(seq 1 40); do add_source_addr "127.0.2.$i"; done
 objects_before=$(nfsfair_objects)
 [ -w "$kml" ] && echo clear > "$kml"
 
-# The load, with its per-second windows.
-"$load" --json --hold-us 2000 --warmup 1 --duration "$seconds" --window-ms 1000 \
+# The load, with its windows: a second each, 3 on a sanitizer's guest,
+# which under TCG completes a few calls a second per group when the host
+# is busy, and whose seconds the host starves now and then (KCSAN: every
+# group 0 to 8 in one second); a client left unserved lasts longer.
+window_s=1
+! sanitizer_kernel || window_s=3
+# TCP's own stalls (a lost segment waits out a retransmission timeout,
+# and the next one twice as long) are told apart by the counters.
+net_counters() {
+	awk '$1 == "Tcp:" || $1 == "TcpExt:" { if (!h[$1]++) { for (i = 2; i <= NF; i++) k[$1, i] = $i; next }
+		for (i = 2; i <= NF; i++) if (k[$1, i] ~ /^(RetransSegs|TCPTimeouts|TCPLossProbes)$/) print k[$1, i], $i }' \
+		/proc/net/snmp /proc/net/netstat
+	local d=0 _ dropped
+	while read -r _ dropped _; do d=$((d + 16#$dropped)); done < /proc/net/softnet_stat
+	echo "SoftnetDropped $d"
+}
+net_counters > "$out/net.before"
+"$load" --json --hold-us 2000 --warmup 1 --duration "$seconds" --window-ms $((window_s * 1000)) \
 	--timeout $((seconds * 3 + 120)) \
 	--group steady:127.0.0.2:2:4 --group bulk1:127.0.1.1:2:4 --group bulk2:127.0.1.2:2:4 \
 	--group bulk3:127.0.1.3:2:4 --group bulk4:127.0.1.4:2:4 > "$out/load.json" 2> "$out/load.err" &
@@ -136,7 +152,10 @@ for n in ps:
 print("# longest run of seconds without a replace: %d" % longest)
 sys.exit(not ps or longest >= 3)' "$out/driver.json"
 
-# The load: exit 0 (no RPC error), no empty second for any group.
+# The load: exit 0 (no RPC error), no empty window for any group.
+net_counters | paste "$out/net.before" - |
+	awk '{ printf "%s %s %d", n++ ? "," : "# TCP during the load:", $1, $4 - $2 } END { print "" }'
+
 if [ "$load_rc" -eq 0 ]; then
 	pass "load: no RPC error over ${seconds}s of table changes and churn"
 else
@@ -153,16 +172,16 @@ for g in r["groups"]:
 	# The last window is cut short by the end of the measured time.
 	zero = [i for i, c in enumerate(w[:-1]) if c == 0]
 	if zero:
-		bad.append("%s: no completions in second(s) %s" % (g["name"], zero))
+		bad.append("%s: no completions in window(s) %s of %d s" % (g["name"], zero, int(sys.argv[2])))
 print("; ".join(bad))
-' "$out/load.json" 2>&1)
+' "$out/load.json" "$window_s" 2>&1)
 windows=$(python3 -c 'import json,sys
 r = json.load(open(sys.argv[1]))
 g = [x for x in r["groups"] if x["name"] == "steady"][0]
 w = g["windows"][:-1]
-print("steady %d-%d completions a second (median %d)" % (min(w), max(w), sorted(w)[len(w)//2]))' "$out/load.json" 2>&1)
+print("steady %d-%d completions a window (median %d)" % (min(w), max(w), sorted(w)[len(w)//2]))' "$out/load.json" 2>&1)
 if [ -z "$stalls" ] && [ -s "$out/load.json" ]; then
-	pass "load: every group completed calls in every second ($windows)"
+	pass "load: every group completed calls in every ${window_s} s window ($windows)"
 else
 	fail "load: ${stalls:-no report}"
 fi
