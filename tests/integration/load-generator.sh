@@ -39,8 +39,12 @@ slow=$(guest_slowness)
 # The 1x1 run's 2 s hold about 45 calls, and one call stalled by the host
 # for a second sinks its rate (KCSAN: 8 calls in 2 s, p50 46.8 ms); on a
 # sanitizer's kernel it runs 10 s.
-hold8_us=40000 floor1=20 floor8=160 one_s=2
-! sanitizer_kernel || { hold8_us=200000 floor1=10 floor8=20 one_s=10; }
+# A call holds its thread for the hold and for its own processing, which
+# a sanitizer makes tens of ms longer for a COMPOUND than for a GETATTR:
+# KASAN, 200 ms holds: 260 against 220 ms of a thread a call, v41 at 0.848
+# of getattr's rate. The rates agree within 15%, within 25% there.
+hold8_us=40000 floor1=20 floor8=160 one_s=2 rate_pct=15
+! sanitizer_kernel || { hold8_us=200000 floor1=10 floor8=20 one_s=10 rate_pct=25; }
 hold8_ms=$((hold8_us / 1000))
 # The ceiling allows for the up to 8 calls already held when the measuring
 # starts (3 s or more measured): 202.7 for 40 ms holds.
@@ -182,7 +186,7 @@ diag "$(summary "$out/v41-one.json")"
 # sanitizer's guest), same shares.
 # nfsd's clients and connections are looked at during the v41 run. In
 # real time a COMPOUND costs the uniprocessor guest more than a GETATTR,
-# hence the 15% allowed.
+# hence rate_pct (above).
 bound=$((90 * slow))
 two=(--group a:127.0.0.2:2:4 --group b:127.0.0.3:6:4 --hold-us $hold8_us --warmup 1
      --timeout $((bound + 30)) --json)
@@ -232,8 +236,8 @@ ratio=$(/usr/bin/python3 -c 'import json, sys
 v, g = (json.load(open(f)) for f in sys.argv[1:])
 print("%.3f" % (v["total_ops_per_s"] / max(g["total_ops_per_s"], 1)))' \
 	"$out/v41-two.json" "$out/getattr-two.json")
-check "v41 against getattr, same load: total ops/s within 15% (ratio $ratio)" \
-	/usr/bin/python3 -c 'import sys; sys.exit(not 0.85 <= float(sys.argv[1]) <= 1.15)' "$ratio"
+check "v41 against getattr, same load: total ops/s within $rate_pct% (ratio $ratio)" \
+	/usr/bin/python3 -c 'import sys; t = int(sys.argv[2]) / 100; sys.exit(not 1 - t <= float(sys.argv[1]) <= 1 + t)' "$ratio" "$rate_pct"
 diff=$(/usr/bin/python3 -c 'import json, sys
 v, g = (json.load(open(f)) for f in sys.argv[1:])
 print("%.2f" % abs(v["groups"][0]["share_pct"] - g["groups"][0]["share_pct"]))' \
