@@ -61,7 +61,8 @@ help:
 	@echo "make check-smp-debug  the guest suites on it, 2 CPUs, then its consoles checked"
 	@echo "make check-smp-kasan  the same on a KASAN kernel (kernel-kasan-smp)"
 	@echo "make check-smp-kcsan  the same on a KCSAN kernel (kernel-kcsan-smp); any data"
-	@echo "                      race in nfsfair's code fails (SMP_SUITES= picks suites)"
+	@echo "                      race in nfsfair's code fails (SMP_SUITES= picks suites;"
+	@echo "                      RESUME=1 continues a list cut short, same kernel and tree)"
 	@echo "make soak-smp         10 minutes of churn and table changes under load on the"
 	@echo "                      debug SMP guest, throughput each second (SOAK_SECONDS=)"
 	@echo "make bench-smp        on a 2-CPU qemu guest: the XPT_BUSY case, overhead, accept cost"
@@ -118,22 +119,25 @@ kernel-kcsan-smp: deps-qemu
 # 27 minutes).
 # Not the suites marked "# guest-only: uml" (exact figures in time-travel).
 SMP_SUITES ?= $(filter-out $(shell grep -l '^\# guest-only: uml' $(INTEGRATION_SUITES)),$(INTEGRATION_SUITES))
-smp_check = NFSFAIR_TEST_LOGS=build/test-logs/smp-$(1) \
+# Each finished suite is kept under the kernel and tree it ran on
+# (tests/qemu/list-key); RESUME=1 continues a list a session cut short
+# instead of starting it over: the suites it finished are not run again.
+smp_kernel = build/linux/x86_64-$(1)/arch/x86/boot/bzImage
+smp_check = $(if $(RESUME),,rm -rf build/test-logs/smp-$(1) &&) \
+	key=$$(tests/qemu/list-key $(smp_kernel)) && \
+	NFSFAIR_TEST_LOGS=build/test-logs/smp-$(1) \
 	NFSFAIR_GUEST_RUNNER="tests/qemu/run --smp 2 --timeout $(2) \
 		--append loglevel=5 --append rcupdate.rcu_cpu_stall_timeout=120 \
-		--kernel build/linux/x86_64-$(1)/arch/x86/boot/bzImage" \
-	tests/run-suites $(SMP_SUITES) tests/qemu/console-check
+		--kernel $(smp_kernel)" \
+	tests/run-suites --resume "$$key" $(SMP_SUITES) tests/qemu/console-check
 
 check-smp-debug: kernel-debug-smp userspace
-	@rm -rf build/test-logs/smp-debug
 	@$(call smp_check,debug,1200)
 
 check-smp-kasan: kernel-kasan-smp userspace
-	@rm -rf build/test-logs/smp-kasan
 	@$(call smp_check,kasan,7200)
 
 check-smp-kcsan: kernel-kcsan-smp userspace
-	@rm -rf build/test-logs/smp-kcsan
 	@$(call smp_check,kcsan,7200)
 
 # Not in make check: ten minutes of guest time and more under TCG.
