@@ -30,6 +30,22 @@ race() {
 EOT
 }
 
+# unknown SITE: a KCSAN report of a 4-byte read at SITE whose writer
+# went unseen ("race at unknown origin").
+unknown() {
+	cat <<EOT
+[   13.000001] ==================================================================
+[   13.000002] BUG: KCSAN: data-race in $1
+[   13.000003]
+[   13.000004] race at unknown origin, with read to 0xffff888003a1c0d8 of 4 bytes by task 104 on cpu 1:
+[   13.000005]  $1
+[   13.000006]  nfsd+0x178/0x220
+[   13.000007]
+[   13.000008] value changed: 0x000e07fc -> 0x000e07fd
+[   13.000009] ==================================================================
+EOT
+}
+
 d=$tmp/smp-kcsan
 mkdir -p "$d"
 { echo "# sanitizer: kcsan live: enabled: 1 used_watchpoints: 2 setup_watchpoints: 40 data_races: 3"; echo "ok 1 - x"; } \
@@ -39,6 +55,9 @@ race svc_fair_ring_next svc_fair_class_totals > "$d/integration_ours.sh.log"
 race svc_xprt_enqueue.isra.0 tcp_poll > "$d/integration_inlined.sh.log"
 race svc_recv svc_recv 4 > "$d/integration_netcnt.sh.log"
 race svc_recv svc_recv 8 > "$d/integration_recv8.sh.log"
+# netcnt.sh's read is at svc_recv+0x51/0x90: the same access unseen-writer.
+unknown svc_recv+0x51/0x90 > "$d/integration_unseen.sh.log"
+unknown svc_recv+0x77/0x90 > "$d/integration_unseen2.sh.log"
 "$cc" "$d" > "$tmp/kcsan.tap"
 check "kcsan: the liveness line is read" grep -q '^ok 1 - kcsan is live in the guest: enabled: 1' "$tmp/kcsan.tap"
 check "kcsan: a race elsewhere passes its suite" grep -q '^ok [0-9]* - elsewhere.sh: no kernel warning' "$tmp/kcsan.tap"
@@ -49,7 +68,13 @@ check "kcsan: the failing report is shown" grep -q "^# .*svc_fair_ring_next+0x1a
 check "kcsan: upstream's netcnt race in svc_recv (read 4, write 4) is listed, not failed" \
 	grep -q '^ok [0-9]* - netcnt.sh: no kernel warning' "$tmp/kcsan.tap"
 check "kcsan: another race in svc_recv (8 bytes) still fails" grep -q "^not ok [0-9]* - recv8.sh: 1 data race" "$tmp/kcsan.tap"
-check "kcsan: the plan counts every point" grep -qx '1..7' "$tmp/kcsan.tap"
+check "kcsan: at unknown origin, at an upstream race's access: listed, not failed" \
+	grep -q "^ok [0-9]* - unseen.sh: no kernel warning" "$tmp/kcsan.tap"
+check "kcsan: ... its line names the upstream race" \
+	grep -q "^#  *1  data-race in svc_recv+0x51/0x90 (upstream: svc_handle_xprt's .*; at unknown origin, the same access)" "$tmp/kcsan.tap"
+check "kcsan: at unknown origin elsewhere in svc_recv: still fails" \
+	grep -q "^not ok [0-9]* - unseen2.sh: 1 data race" "$tmp/kcsan.tap"
+check "kcsan: the plan counts every point" grep -qx '1..9' "$tmp/kcsan.tap"
 
 d=$tmp/off/smp-kcsan
 mkdir -p "$d"
