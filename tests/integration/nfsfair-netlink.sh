@@ -167,14 +167,14 @@ check "counters-zero" quiet ynl --do counters-zero
 reply=$(ynl --do class-get --json '{"name": "movers"}')
 check "movers' dispatches zeroed" [ "$(field "$reply" dispatches)" = 0 ]
 
-# ynl prints what it got once its sleep is over. Its start takes seconds
-# on a slow guest: change the table only once a generic netlink socket
-# has joined a group (/proc/net/netlink lists the first 32 as a mask).
-# Its sleep must cover the one ynl call that makes the change, seconds
-# on a busy host, tens of seconds on a sanitizer's guest (12 s there got
-# nothing): nothing else runs between the join and the change.
+# The listener's start takes seconds on a slow guest: change the table
+# only once a generic netlink socket has joined a group (/proc/net/netlink
+# lists the first 32 as a mask). It must wait out the one ynl call that
+# makes the change, seconds on a busy host, tens of seconds on a
+# sanitizer's guest (12 s there got nothing), and stops at the first
+# notification: nothing else runs between the join and the change.
 gen=$(field "$(ynl --do table-get)" generation)
-ynl --subscribe changes --sleep $((12 * $(guest_slowness))) > /run/nfsfair/ntf 2>&1 &
+ynl_ntf changes $((12 * $(guest_slowness))) > /run/nfsfair/ntf 2>&1 &
 joined() { awk '$2 == 16 && $4 != "00000000" { found = 1 } END { exit !found }' /proc/net/netlink; }
 wait_until 60 joined
 quiet ynl --do class-set --json '{"name": "movers", "weight": 4}'

@@ -96,6 +96,33 @@ ynl() {
 		--output-json "$@"
 }
 
+# ynl_ntf GROUP SECONDS: what the kernel's ynl library receives on the
+# nfsfair family's GROUP, printed as `ynl --subscribe GROUP` prints it,
+# once a first notification has come or SECONDS have passed: cli.py's
+# --sleep waits out all of its time (12 minutes on a sanitizer's guest).
+ynl_ntf() {
+	local top
+	top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+	python3 - "$top/build/linux/tools/net/ynl" "$top/netlink-spec/nfsfair.yaml" \
+		"$top/build/linux/Documentation/netlink/genetlink.yaml" "$@" <<'EOF'
+import json
+import sys
+import time
+sys.path.insert(0, sys.argv[1])
+from lib import YnlFamily
+
+ynl = YnlFamily(sys.argv[2], sys.argv[3])
+ynl.ntf_subscribe(sys.argv[4])
+end = time.monotonic() + int(sys.argv[5])
+while True:
+    ynl.check_ntf()
+    if ynl.async_msg_queue or time.monotonic() >= end:
+        break
+    time.sleep(0.1)
+print(json.dumps(ynl.async_msg_queue))
+EOF
+}
+
 # slab_traces [GLOB]: sets slab_args to "cache=NAME size=OBJECT_SIZE FILE"
 # triples, one per readable alloc_traces of the caches GLOB names
 # (default: all), for one awk over them all: a fork per cache took 45 s a
