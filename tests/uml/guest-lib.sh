@@ -85,14 +85,22 @@ guest_slowness() {
 	echo "$n"
 }
 
+# ynl_paths: sets ynl_lib, ynl_spec and ynl_schema, the kernel tree's ynl
+# library and CLI's directory, our family's spec and genetlink's schema.
+ynl_paths() {
+	local top
+	top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+	ynl_lib=$top/build/linux/tools/net/ynl
+	ynl_spec=$top/netlink-spec/nfsfair.yaml
+	ynl_schema=$top/build/linux/Documentation/netlink/genetlink.yaml
+}
+
 # ynl ARGS...: the kernel tree's own netlink CLI, driving the nfsfair
 # family from its spec; no code of ours in between.
 ynl() {
-	local top
-	top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-	python3 "$top/build/linux/tools/net/ynl/cli.py" \
-		--spec "$top/netlink-spec/nfsfair.yaml" \
-		--schema "$top/build/linux/Documentation/netlink/genetlink.yaml" \
+	local ynl_lib ynl_spec ynl_schema
+	ynl_paths
+	python3 "$ynl_lib/cli.py" --spec "$ynl_spec" --schema "$ynl_schema" \
 		--output-json "$@"
 }
 
@@ -101,10 +109,9 @@ ynl() {
 # once a first notification has come or SECONDS have passed: cli.py's
 # --sleep waits out all of its time (12 minutes on a sanitizer's guest).
 ynl_ntf() {
-	local top
-	top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-	python3 - "$top/build/linux/tools/net/ynl" "$top/netlink-spec/nfsfair.yaml" \
-		"$top/build/linux/Documentation/netlink/genetlink.yaml" "$@" <<'EOF'
+	local ynl_lib ynl_spec ynl_schema
+	ynl_paths
+	python3 - "$ynl_lib" "$ynl_spec" "$ynl_schema" "$@" <<'EOF'
 import json
 import sys
 import time
