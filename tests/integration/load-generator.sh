@@ -49,6 +49,10 @@ hold8_ms=$((hold8_us / 1000))
 # The ceiling allows for the up to 8 calls already held when the measuring
 # starts (3 s or more measured): 202.7 for 40 ms holds.
 max8=$(/usr/bin/python3 -c "print(round(8e6 / $hold8_us + 8 / 3, 1))")
+# 16 x 16 outstanding: 200 ms holds everywhere (below), the floor 80%.
+hold_wide_us=200000 floor_wide=32
+! sanitizer_kernel || floor_wide=$floor8
+max_wide=$(/usr/bin/python3 -c "print(round(8e6 / $hold_wide_us + 8 / 3, 1))")
 
 # json FILE EXPR: EXPR (Python, over the report in FILE as r) is true.
 json() {
@@ -247,7 +251,9 @@ check "v41 against getattr, same load: group a's share within 3 points (off by $
 
 # v41, 16 connections x 16 deep from one address: 256 slots, more than
 # one session of nfsd's gets (at most NFSD_MAX_SLOTS_PER_SESSION, 160).
-"$load" --group a:127.0.0.2:16:16 --proc v41 --hold-us $hold8_us --warmup 1 --duration 3 \
+# Held 200 ms, as on the sanitizers: 256 calls outstanding keep a UML
+# guest's CPU busy at 200 ops/s, and beside a KCSAN guest it made 119.7.
+"$load" --group a:127.0.0.2:16:16 --proc v41 --hold-us $hold_wide_us --warmup 1 --duration 3 \
 	--timeout 60 --json > "$out/v41-wide.json" 2> "$out/v41-wide.err"
 rc=$?
 check "v41 16x16: exit 0" [ "$rc" -eq 0 ] || diag "stderr: $(cat "$out/v41-wide.err")"
@@ -255,8 +261,8 @@ check "v41 16x16: calls complete, no errors" \
 	json "$out/v41-wide.json" 'r["total_ops"] > 0 and r["total_errors"] == 0'
 check "v41 16x16: 2 or more sessions, 256 or more slots granted in all" \
 	json "$out/v41-wide.json" 'r["groups"][0]["sessions"] >= 2 and r["groups"][0]["slots"] >= 256'
-check "v41 16x16: 8 threads x $hold8_ms ms hold: $floor8 to $max8 ops/s" \
-	between $floor8 $max8 "$out/v41-wide.json" 'r["total_ops_per_s"]'
+check "v41 16x16: 8 threads x $((hold_wide_us / 1000)) ms hold: $floor_wide to $max_wide ops/s" \
+	between $floor_wide $max_wide "$out/v41-wide.json" 'r["total_ops_per_s"]'
 diag "$(summary "$out/v41-wide.json")"
 
 # v41 bursts: 16 calls, 8 at a time on one connection, while b stays
