@@ -276,6 +276,24 @@ flood_busy() {
 	wait_for $((20 * slow)) eval '[ "$(field "$(busy_snapshot)" replies)" -gt 0 ]'
 }
 
+# leftovers NAME: what is left after a flood that should have taken every
+# client with it: the clients, nfsd's connections on port 2049 (a socket
+# still open there is a close nfsd never saw; none, a transport it
+# closed and something still holds: a thread, if one serves the client),
+# the TCP counters that would say a close was dropped, the pool's
+# counters and where nfsd's threads wait.
+leftovers() {
+	diag "$1: left: $(ynl --dump client-get | py 'import json, sys
+for c in json.load(sys.stdin)[:4]:
+	print(" ".join("%s=%s" % (k, v) for k, v in c.items() if not k.startswith("peer") and k != "pool"), end="; ")')"
+	diag "$1: nfsd's connections on 2049 by state: $(ss -Htan '( sport = :2049 )' |
+		awk '$1 != "LISTEN" { n[$1]++ } END { for (s in n) printf "%s %d, ", s, n[s] }')"
+	ss -Htan '( sport = :2049 )' | awk '$1 != "LISTEN"' | head -n 4 | sed "s/^/# $1: /"
+	diag "$1: TCP counters: $(nstat -az 2> /dev/null | awk '$2 != 0 && $1 ~ /Drop|Abort|Challenge|Orphan|Prune|Overflow|Reset/ { printf "%s %s, ", $1, $2 }')"
+	diag "$1: pool_stats: $(sed -n 2p /proc/fs/nfsd/pool_stats)"
+	diag "$1: nfsd threads by state and wait: $(ps -C nfsd -o stat=,wchan:32= | sort | uniq -c | tr -s ' \n' ' ')"
+}
+
 # flood_end NAME TAG: close the flood; its clients and objects must go.
 flood_end() {
 	local name=$1 tag=$2 last rc objs2
@@ -286,7 +304,7 @@ flood_end() {
 	check "$name: no flood connection failed, was closed or got an RPC error ($last)" \
 		[ "$rc" -eq 0 ] || diag "helper: $(head -3 "$out/$tag-flood.err")"
 	check "$name: once the flood is gone, no client is left" wait_for $((30 * slow)) \
-		eval '[ "$(ynl --dump client-get)" = "[]" ]'
+		eval '[ "$(ynl --dump client-get)" = "[]" ]' || leftovers "$name"
 	if [ -n "$objs0" ]; then
 		# the last transports are freed after an RCU grace period
 		wait_for $((10 * slow)) eval '[ "$(ours)" = "$objs0" ]'
