@@ -14,9 +14,21 @@
  *   busy replies R served S of COUNT closed X errors E at T
  *
  * (S: connections with at least one busy reply; T: CLOCK_MONOTONIC,
- * seconds) and SIGTERM prints that
- * line once more and exits: 0 when no connection failed, closed or got
- * an RPC-level error, 1 otherwise. One thread, one epoll loop, signals
+ * seconds). SIGTERM prints that line once more and closes the flood the
+ * orderly way: a FIN on every connection, which TCP sends again until
+ * it is acknowledged, then reads until nfsd closes its end, for at most
+ * CLOSE_S seconds, and prints
+ *
+ *   end closed-by-nfsd C of OPEN reset R in S
+ *
+ * (OPEN: connections open at SIGTERM; C: those nfsd closed, R of them by
+ * a reset, its close dropping a request it had not read). An exit with
+ * the connections open would abort those with replies unread, and a
+ * reset is never sent again: one lost (lo drops what overflows its
+ * backlog) leaves nfsd the connection, idle, until it ages out minutes
+ * later. The exit status is 0 when no connection failed, closed before
+ * SIGTERM or got an RPC-level error, 1 otherwise; the end line says
+ * whether nfsd closed them all. One thread, one epoll loop, signals
  * through a signalfd. Built inside the guest by the suite.
  */
 #define _GNU_SOURCE
@@ -40,7 +52,7 @@
 #define NFS_V3		3
 #define BUF_SIZE	512	/* NULL and stale-handle GETATTR replies are ~40 bytes */
 
-enum state { C_CONNECTING, C_NULL_SENT, C_IDLE, C_BUSY, C_DEAD };
+enum state { C_CONNECTING, C_NULL_SENT, C_IDLE, C_BUSY, C_CLOSING, C_DEAD };
 
 struct conn {
 	int fd;
@@ -51,8 +63,8 @@ struct conn {
 };
 
 static struct conn *conns;
-static unsigned int count, batch = 128, hold_us = 5000, in_flight, next_open;
-static unsigned int null_replies, failed, closed, errors;
+static unsigned int count, batch = 128, hold_us = 5000, close_s = 120, in_flight, next_open;
+static unsigned int null_replies, failed, closed, errors, closing, nfsd_closed, nfsd_reset;
 static unsigned long long busy_replies;
 static struct in6_addr prefix, server;
 static unsigned short port = 2049;
@@ -207,6 +219,26 @@ static void conn_reply(struct conn *c, const uint8_t *rec, size_t len)
 	}
 }
 
+/* A closing connection: replies still coming are dropped; nfsd's close ends it. */
+static void conn_drain(struct conn *c)
+{
+	ssize_t n;
+
+	do
+		n = recv(c->fd, c->buf, sizeof(c->buf), 0);
+	while (n > 0);
+	if (n < 0 && errno == EAGAIN)
+		return;
+	nfsd_closed++;
+	if (n < 0)
+		nfsd_reset++;
+	closing--;
+	c->state = C_DEAD;
+	epoll_ctl(epfd, EPOLL_CTL_DEL, c->fd, NULL);
+	close(c->fd);
+	c->fd = -1;
+}
+
 static void conn_event(struct conn *c, uint32_t events)
 {
 	struct epoll_event ev = { .events = EPOLLIN, .data.u32 = c - conns };
@@ -226,6 +258,10 @@ static void conn_event(struct conn *c, uint32_t events)
 		epoll_ctl(epfd, EPOLL_CTL_MOD, c->fd, &ev);
 		c->state = C_NULL_SENT;
 		conn_send(c, false);
+		return;
+	}
+	if (c->state == C_CLOSING) {
+		conn_drain(c);
 		return;
 	}
 	for (;;) {
@@ -280,9 +316,29 @@ static void go_busy(void)
 	}
 }
 
+/* SIGTERM: a FIN on every open connection; nfsd's close ends each. */
+static void close_all(void)
+{
+	unsigned int i;
+
+	busy = false;
+	next_open = count;
+	for (i = 0; i < count; i++) {
+		struct conn *c = &conns[i];
+
+		if (c->state == C_DEAD)
+			continue;
+		if (c->state == C_CONNECTING || c->state == C_NULL_SENT)
+			in_flight--;
+		c->state = C_CLOSING;
+		closing++;
+		shutdown(c->fd, SHUT_WR);
+	}
+}
+
 static void usage(void)
 {
-	fprintf(stderr, "Usage: ipv6-flood-conns PREFIX COUNT SERVER [PORT [HOLD_US [BATCH]]]\n");
+	fprintf(stderr, "Usage: ipv6-flood-conns PREFIX COUNT SERVER [PORT [HOLD_US [BATCH [CLOSE_S]]]]\n");
 	exit(2);
 }
 
@@ -291,11 +347,11 @@ int main(int argc, char **argv)
 	struct epoll_event evs[64];
 	struct rlimit rl;
 	sigset_t sigs;
-	double start;
+	double start, end_at = 0;
 	bool reported = false;
 	int sfd, n, i;
 
-	if (argc < 4 || argc > 7 || inet_pton(AF_INET6, argv[1], &prefix) != 1 ||
+	if (argc < 4 || argc > 8 || inet_pton(AF_INET6, argv[1], &prefix) != 1 ||
 	    inet_pton(AF_INET6, argv[3], &server) != 1)
 		usage();
 	count = strtoul(argv[2], NULL, 0);
@@ -305,6 +361,8 @@ int main(int argc, char **argv)
 		hold_us = strtoul(argv[5], NULL, 0);
 	if (argc > 6)
 		batch = strtoul(argv[6], NULL, 0);
+	if (argc > 7)
+		close_s = strtoul(argv[7], NULL, 0);
 	if (!count || !batch)
 		usage();
 
@@ -338,7 +396,13 @@ int main(int argc, char **argv)
 			fflush(stdout);
 			reported = true;
 		}
-		n = epoll_wait(epfd, evs, 64, -1);
+		if (end_at && (!closing || now_s() > end_at)) {
+			printf("end closed-by-nfsd %u of %u reset %u in %.1f\n", nfsd_closed,
+			       nfsd_closed + closing, nfsd_reset, now_s() - (end_at - close_s));
+			fflush(stdout);
+			return failed || closed || errors;
+		}
+		n = epoll_wait(epfd, evs, 64, end_at ? 200 : -1);
 		if (n < 0 && errno != EINTR) {
 			perror("ipv6-flood-conns: epoll_wait");
 			return 1;
@@ -355,9 +419,10 @@ int main(int argc, char **argv)
 					go_busy();
 				else if (si.ssi_signo == SIGUSR2)
 					print_busy();
-				else {
+				else if (!end_at) {
 					print_busy();
-					return failed || closed || errors;
+					close_all();
+					end_at = now_s() + close_s;
 				}
 			}
 		}

@@ -25,8 +25,9 @@
 # arrives after the cap is full and has one turn in 4098 (before each
 # overflowing prefix had its own client, it shared the flood's overflow
 # client's turn with 904 flood connections and completed no call); with
-# no table it is 2 of 5002 connections. Closing the flood frees
-# every client and object. The console must show no warning, BUG,
+# no table it is 2 of 5002 connections. The flood closes with a FIN on
+# each connection (never a reset, which is not sent again if lost), nfsd
+# must close every one, and that frees every client and object. The console must show no warning, BUG,
 # refcount or list report, nor nfsd closing connections over its limit
 # (max_connections is raised to keep all 5000).
 #
@@ -249,7 +250,7 @@ flood_phase() {
 	objs0=$(ours)
 	slab0=$(sunreclaim)
 	: > "$out/flood.out"
-	"$flood" fd00:f100:: "$n" ::1 2049 "$hold" > "$out/flood.out" 2> "$out/$tag-flood.err" &
+	"$flood" fd00:f100:: "$n" ::1 2049 "$hold" 128 $((60 * slow)) > "$out/flood.out" 2> "$out/$tag-flood.err" &
 	fpid=$!
 	wait_for $((120 * slow)) eval 'grep -q "^open " "$out/flood.out"'
 	opened=$(flood_line open)
@@ -280,7 +281,7 @@ flood_busy() {
 # client with it: the clients, nfsd's connections on port 2049 (a socket
 # still open there is a close nfsd never saw; none, a transport it
 # closed and something still holds: a thread, if one serves the client),
-# the TCP counters that would say a close was dropped, the pool's
+# the TCP and backlog counters that would say a close was dropped, the pool's
 # counters and where nfsd's threads wait.
 leftovers() {
 	diag "$1: left: $(ynl --dump client-get | py 'import json, sys
@@ -290,19 +291,26 @@ for c in json.load(sys.stdin)[:4]:
 		awk '$1 != "LISTEN" { n[$1]++ } END { for (s in n) printf "%s %d, ", s, n[s] }')"
 	ss -Htan '( sport = :2049 )' | awk '$1 != "LISTEN"' | head -n 4 | sed "s/^/# $1: /"
 	diag "$1: TCP counters: $(nstat -az 2> /dev/null | awk '$2 != 0 && $1 ~ /Drop|Abort|Challenge|Orphan|Prune|Overflow|Reset/ { printf "%s %s, ", $1, $2 }')"
+	local drops=0 d
+	while read -r _ d _; do drops=$((drops + 0x$d)); done < /proc/net/softnet_stat
+	diag "$1: packets dropped at lo's backlog: $drops"
 	diag "$1: pool_stats: $(sed -n 2p /proc/fs/nfsd/pool_stats)"
 	diag "$1: nfsd threads by state and wait: $(ps -C nfsd -o stat=,wchan:32= | sort | uniq -c | tr -s ' \n' ' ')"
 }
 
-# flood_end NAME TAG: close the flood; its clients and objects must go.
+# flood_end NAME TAG: close the flood, a FIN on each connection; nfsd
+# must close every one, and its clients and objects must go.
 flood_end() {
-	local name=$1 tag=$2 last rc objs2
+	local name=$1 tag=$2 last rc objs2 end
 	kill -TERM "$fpid"
 	wait "$fpid"
 	rc=$?
 	last=$(flood_line busy)
+	end=$(flood_line end)
 	check "$name: no flood connection failed, was closed or got an RPC error ($last)" \
 		[ "$rc" -eq 0 ] || diag "helper: $(head -3 "$out/$tag-flood.err")"
+	check "$name: nfsd closes every flood connection after its FIN ($end)" \
+		[ "$(field "$end" closed-by-nfsd)" = "$n" ]
 	check "$name: once the flood is gone, no client is left" wait_for $((30 * slow)) \
 		eval '[ "$(ynl --dump client-get)" = "[]" ]' || leftovers "$name"
 	if [ -n "$objs0" ]; then
