@@ -81,6 +81,11 @@ if [ "$boot" = 1 ]; then
 	      - 203.0.113.0/24
 	EOF
 	printf '[nfsd]\nthreads=2\n' > /etc/nfs.conf.d/nfsfair-test.conf
+	# nfsd's filesystem: mounting it loads nfsd, lockd and sunrpc. On a
+	# starved host a 25 s soft lockup in that modprobe held the mount past
+	# systemd's 90 s in boot 3, and nfs-server failed for want of it.
+	mkdir -p /etc/systemd/system/proc-fs-nfsd.mount.d
+	printf '[Mount]\nTimeoutSec=15min\n' > /etc/systemd/system/proc-fs-nfsd.mount.d/nfsfair-test.conf
 	echo "/srv/nfs 192.0.2.0/24(rw,sync,no_root_squash,insecure,no_subtree_check) 127.0.0.1(rw,sync,no_root_squash,insecure,no_subtree_check)" > /etc/exports
 	# One write each: the mount is sync.
 	for i in $(seq 1 16); do dd if=/dev/urandom of=/srv/nfs/f$i bs=1M count=1 iflag=fullblock status=none; done
