@@ -27,9 +27,10 @@
 # client's turn with 904 flood connections and completed no call); with
 # no table it is 2 of 5002 connections. The flood closes with a FIN on
 # each connection (never a reset, which is not sent again if lost), nfsd
-# must close every one, and that frees every client and object. The console must show no warning, BUG,
-# refcount or list report, nor nfsd closing connections over its limit
-# (max_connections is raised to keep all 5000).
+# must close every one, and that frees every client and object. The
+# console must show no warning, BUG, refcount or list report, nor nfsd
+# closing connections over its limit (max_connections is raised to keep
+# all 5000).
 #
 # The guest gets 30 minutes, not the runner's 10: three floods of 5000
 # connections took 9 minutes for two of them beside a kernel build, and
@@ -281,8 +282,8 @@ flood_busy() {
 # client with it: the clients, nfsd's connections on port 2049 (a socket
 # still open there is a close nfsd never saw; none, a transport it
 # closed and something still holds: a thread, if one serves the client),
-# the TCP and backlog counters that would say a close was dropped, the pool's
-# counters and where nfsd's threads wait.
+# the TCP and backlog counters that would say a close was dropped, the
+# pool's counters and where nfsd's threads wait.
 leftovers() {
 	diag "$1: left: $(ynl --dump client-get | py 'import json, sys
 for c in json.load(sys.stdin)[:4]:
