@@ -309,9 +309,11 @@ static int replace(struct nfsfair_nl *nl, const struct want *w, struct have *h,
  * @w: classes and the daemon's origin's rules
  * @o: the classes the daemon created; updated
  * @kept: the last apply's @res->kept, so that the log says what changed
- * @res: what happened: changed, the generation now, classes kept, the error
+ * @res: what happened: changed, the generation now, classes kept, whether
+ *	  the kernel has the family, the error
  *
- * Return: 0 or a negative errno (the reason in @res->err).
+ * Return: 0 or a negative errno (the reason in @res->err); -ENOENT with
+ * @res->family false when the kernel has no nfsfair family.
  */
 int apply_want(const struct want *w, struct owned *o, const char *kept,
 	       struct apply_result *res)
@@ -324,6 +326,7 @@ int apply_want(const struct want *w, struct owned *o, const char *kept,
 	ret = nfsfair_nl_open(&nl, res->err);
 	if (ret)
 		return ret;
+	res->family = true;
 	ret = replace(nl, w, &h, o, res);
 	/* Prune against the table as it is after the replace. */
 	if (!ret && res->changed) {

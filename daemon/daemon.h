@@ -112,6 +112,7 @@ struct apply_result {
 	unsigned int deleted;		/* classes of ours the file dropped, deleted */
 	uint64_t generation;		/* the table's, afterwards */
 	char kept[512];			/* classes the file dropped but kept, and why */
+	bool family;			/* the kernel has the nfsfair family: the socket opened */
 	char err[NFSFAIR_ERR_LEN];
 };
 
@@ -135,6 +136,19 @@ struct status {
 void iso_time(time_t t, char *buf, size_t len);
 int status_write(const char *path, const struct status *s, const struct resolver *r);
 int status_print(const char *path);
+
+/* metrics.c: the node exporter's textfile of the last load and apply */
+
+struct metrics {
+	const char *netns;		/* the namespace label: "" for our own */
+	bool loaded;			/* the last load of the configuration worked */
+	time_t last_apply;		/* of the last try; 0: none, its series are left out */
+	bool success;			/* of that try */
+	time_t last_success;		/* 0: none since the start */
+	int family;			/* the kernel's nfsfair family: 1, 0 none, -1 not known yet */
+};
+
+int metrics_write(const char *path, const struct metrics *m);
 
 /* check.c: nfsfaird --check's report, with the preview of live clients */
 

@@ -24,6 +24,8 @@
 #define DEFAULT_CONFIG	"/etc/nfsfair/nfsfair.yaml"
 #define DEFAULT_DROPINS	"/etc/nfsfair/conf.d"
 #define DEFAULT_STATE	"/run/nfsfair"
+/* Debian's prometheus-node-exporter reads *.prom there (its textfile collector). */
+#define DEFAULT_METRICS_DIR	"/var/lib/prometheus/node-exporter"
 
 struct daemon {
 	const char *config;
@@ -34,6 +36,9 @@ struct daemon {
 	char owned_path[4096];	/* the classes we created, for this origin */
 	char status_path[4096];
 	bool state_warned;	/* said once that state_dir is not writable */
+	const char *metrics_path;	/* the node exporter's textfile; NULL: none */
+	bool metrics_warned;	/* said that it cannot be written, since the last write that worked */
+	struct metrics metrics;
 	struct owned owned;
 	time_t applied_at;	/* of the last successful apply */
 	bool changed;		/* by it */
@@ -67,6 +72,12 @@ static const char usage[] =
 	"  -n, --netns NAME      work on the table of network namespace NAME\n"
 	"      --state-dir DIR   where the classes it created and its status are\n"
 	"                        kept (default " DEFAULT_STATE ")\n"
+	"      --metrics-file FILE\n"
+	"                        after each load and apply, replace FILE with gauges\n"
+	"                        for Prometheus's node exporter: the last apply, its\n"
+	"                        success, the kernel's nfsfair family; \"\" for none\n"
+	"                        (default " DEFAULT_METRICS_DIR "/\n"
+	"                        nfsfaird.prom, with -n NAME nfsfaird.NAME.prom)\n"
 	"      --status          print the running daemon's status: hostnames with\n"
 	"                        their addresses and last resolution, the last\n"
 	"                        apply and the table's generation\n"
@@ -116,6 +127,28 @@ static void status_line(struct daemon *d)
 		state_error(d, d->status_path, ret);
 }
 
+/*
+ * The metrics file after a load or an apply. One that cannot be written
+ * (no node exporter's directory here) is said once, until a write works.
+ */
+static void metrics_update(struct daemon *d)
+{
+	int ret;
+
+	if (!d->metrics_path)
+		return;
+	ret = metrics_write(d->metrics_path, &d->metrics);
+	if (!ret) {
+		d->metrics_warned = false;
+		return;
+	}
+	if (d->metrics_warned)
+		return;
+	fprintf(stderr, "nfsfaird: %s: %s, no metrics written there (--metrics-file)\n",
+		d->metrics_path, strerror(-ret));
+	d->metrics_warned = true;
+}
+
 /* The classes file is per origin: a new origin starts from what that one made. */
 static void owned_open(struct daemon *d)
 {
@@ -158,6 +191,8 @@ static int load(struct daemon *d, bool first)
 			 cfg.errors ? cfg.errors : 1);
 		want_free(&want);
 		cfg_free(&cfg);
+		d->metrics.loaded = false;
+		metrics_update(d);
 		return -EINVAL;
 	}
 	if (!first) {
@@ -169,6 +204,8 @@ static int load(struct daemon *d, bool first)
 	d->have_want = true;
 	d->load_error[0] = '\0';
 	resolver_prune(&d->res, &d->cfg);
+	d->metrics.loaded = true;
+	metrics_update(d);
 	return 0;
 }
 
@@ -193,6 +230,15 @@ static int apply(struct daemon *d)
 		}
 	}
 	strftime(when, sizeof(when), "%H:%M:%S", localtime(&now));
+	d->metrics.last_apply = now;
+	d->metrics.success = !ret;
+	if (res.family)
+		d->metrics.family = 1;
+	else if (ret == -ENOENT)
+		d->metrics.family = 0;
+	if (!ret)
+		d->metrics.last_success = now;
+	metrics_update(d);
 	if (ret) {
 		/* Retried every 5 s: said again only when the reason changes. */
 		if (strcmp(d->last_error, res.err))
@@ -376,6 +422,7 @@ int main(int argc, char **argv)
 		{ "netns", required_argument, NULL, 'n' },
 		{ "state-dir", required_argument, NULL, 'S' },
 		{ "status", no_argument, NULL, 's' },
+		{ "metrics-file", required_argument, NULL, 'M' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
@@ -384,6 +431,8 @@ int main(int argc, char **argv)
 		.state_dir = DEFAULT_STATE,
 	};
 	bool check = false, once = false, foreground = false, status = false, json = false;
+	const char *metrics_file = NULL;
+	char metrics_path[4096];
 	char err[NFSFAIR_ERR_LEN], *end;
 	const char *netns = NULL;
 	sigset_t hup, old;
@@ -435,6 +484,9 @@ int main(int argc, char **argv)
 		case 's':
 			status = true;
 			break;
+		case 'M':
+			metrics_file = optarg;
+			break;
 		case 'h':
 			fputs(usage, stdout);
 			return 0;
@@ -457,6 +509,16 @@ int main(int argc, char **argv)
 	}
 	d.netns = netns;
 	state_path(&d, d.status_path, sizeof(d.status_path), "status");
+	/* --check and --status write nothing. */
+	if (!metrics_file) {
+		snprintf(metrics_path, sizeof(metrics_path), "%s/nfsfaird%s%s.prom",
+			 DEFAULT_METRICS_DIR, netns ? "." : "", netns ? netns : "");
+		metrics_file = metrics_path;
+	}
+	if (!check && !status && *metrics_file)
+		d.metrics_path = metrics_file;
+	d.metrics.netns = netns ? netns : "";
+	d.metrics.family = -1;
 	if (check || once || status)
 		sigprocmask(SIG_SETMASK, &old, NULL);
 	if (status)

@@ -50,7 +50,7 @@ start() {
 	shift
 	mkfifo "$fifo"
 	"${ns[@]}" "$nfsfaird" "$@" -c "$fifo" -d /nonexistent --state-dir "$tmp/state-$name" \
-		2> "$tmp/$name.log" &
+		--metrics-file "$tmp/$name.prom" 2> "$tmp/$name.log" &
 	pid=$!
 	# Read-write, so that neither side waits for the other to open it.
 	exec 3<> "$fifo"
