@@ -33,9 +33,11 @@ help:
 	@echo "make userspace        build lib/, cli/, daemon/ and tests/load/"
 	@echo "make tools            build nfsfair-ctl and nfsfaird only: no kernel, no make deps"
 	@echo "make install          install them, their man pages, the bash completion, the"
-	@echo "                      systemd units, a config naming no class (kept if there)"
-	@echo "                      and the commented example under DOCDIR=$(DOCDIR), each"
-	@echo "                      under DESTDIR: PREFIX=$(PREFIX), SBINDIR=$(SBINDIR),"
+	@echo "                      systemd units, a config naming no class (kept if there),"
+	@echo "                      the commented example under DOCDIR=$(DOCDIR)"
+	@echo "                      and the Prometheus rules in DATADIR/nfsfair/prometheus/,"
+	@echo "                      each under DESTDIR: PREFIX=$(PREFIX), SBINDIR=$(SBINDIR),"
+	@echo "                      DATADIR=$(DATADIR),"
 	@echo "                      MANDIR=$(MANDIR),"
 	@echo "                      BASHCOMPDIR=$(BASHCOMPDIR),"
 	@echo "                      SYSTEMDUNITDIR=$(SYSTEMDUNITDIR),"
@@ -226,6 +228,8 @@ BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
 SYSCONFDIR ?= $(if $(filter /usr,$(PREFIX)),/etc,$(PREFIX)/etc)
 DOCDIR ?= $(PREFIX)/share/doc/nfsfair-tools
+# prometheus/nfsfair-rules.yml goes to $(DATADIR)/nfsfair/prometheus/.
+DATADIR ?= $(PREFIX)/share
 TOOLS_DIRS := lib cli daemon
 UNITS = $(wildcard systemd/*.service systemd/*.timer)
 # The units name /usr/sbin/ and /etc/nfsfair/: make them name ours.
@@ -242,7 +246,7 @@ tools:
 install: tools
 	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8 \
 		$(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(SYSTEMDUNITDIR) $(dir $(CONFIG)) \
-		$(DESTDIR)$(DOCDIR)/examples
+		$(DESTDIR)$(DOCDIR)/examples $(DESTDIR)$(DATADIR)/nfsfair/prometheus
 	install -m 755 cli/nfsfair-ctl daemon/nfsfaird $(DESTDIR)$(SBINDIR)/
 	install -m 644 cli/nfsfair-ctl.8 daemon/nfsfaird.8 $(DESTDIR)$(MANDIR)/man8/
 	install -m 644 daemon/nfsfair.yaml.5 $(DESTDIR)$(MANDIR)/man5/
@@ -256,6 +260,7 @@ install: tools
 	@if [ -e $(CONFIG) ]; then echo "make install: keeping the existing $(CONFIG)"; \
 	else install -m 644 etc/nfsfair-installed.yaml $(CONFIG); fi
 	install -m 644 etc/nfsfair.yaml $(DESTDIR)$(DOCDIR)/examples/nfsfair.yaml
+	install -m 644 prometheus/nfsfair-rules.yml $(DESTDIR)$(DATADIR)/nfsfair/prometheus/
 
 # Reused when the tree is unchanged; two makes at once take turns.
 deb: deps

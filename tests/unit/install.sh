@@ -65,6 +65,7 @@ expect 644 $u/share/man/man5/nfsfair.yaml.5 daemon/nfsfair.yaml.5
 expect 644 $u/share/bash-completion/completions/nfsfair-ctl cli/nfsfair-ctl.bash-completion
 expect 644 $u/etc/nfsfair/nfsfair.yaml etc/nfsfair-installed.yaml
 expect 644 $u/share/doc/nfsfair-tools/examples/nfsfair.yaml etc/nfsfair.yaml
+expect 644 $u/share/nfsfair/prometheus/nfsfair-rules.yml prometheus/nfsfair-rules.yml
 for unit in "$top"/systemd/*.service "$top"/systemd/*.timer; do
 	[ -e "$unit" ] && expect 644 "$u/lib/systemd/system/${unit##*/}"
 done
