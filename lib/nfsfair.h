@@ -132,11 +132,19 @@ int nfsfair_nl_each(const struct nfsfair_nl *nl, int type,
 
 /* read.c: the kernel's table read back */
 
+/*
+ * A counter the kernel did not send: one from before thread-time (an older
+ * module, Debian's stock build) has no thread-ns or cost-ns. Never printed
+ * as a number; 584 years of nanoseconds away from any real count.
+ */
+#define NFSFAIR_UNKNOWN UINT64_MAX
+
 /* One thread pool's share of a class's or a client's counters. */
 struct nfsfair_pool {
 	int item;			/* the class's or client's index in its dump */
 	uint32_t id;
 	uint64_t dispatches, queued, threads, qtime_total_us, qtime_max_us;
+	uint64_t thread_ns;		/* or NFSFAIR_UNKNOWN */
 };
 
 struct nfsfair_class {
@@ -146,6 +154,7 @@ struct nfsfair_class {
 	uint64_t rules, dispatches, connections, queued, qtime_total_us, qtime_max_us, threads;
 	uint64_t peers;
 	uint64_t limit_skips, limit_time_us, threads_max;
+	uint64_t thread_ns;		/* time its calls held a thread; or NFSFAIR_UNKNOWN */
 	const struct nfsfair_pool *pools;	/* in the dump's pool array; NULL without */
 	int npools;
 };
@@ -167,6 +176,8 @@ struct nfsfair_client {
 	bool has_peer;			/* the kernel filtered by the peer asked for */
 	uint64_t peer_connections;
 	uint64_t threads;
+	uint64_t thread_ns;		/* or NFSFAIR_UNKNOWN, as cost_ns */
+	uint64_t cost_ns;		/* what its next call is charged at dispatch */
 	const struct nfsfair_pool *pools;	/* in the dump's pool array; NULL without */
 	int npools;
 };
@@ -274,6 +285,7 @@ void print_bool(enum output_type t, const char *key, const char *fmt, bool val);
 void print_null(enum output_type t, const char *key, const char *fmt, const char *text);
 void print_nl(void);
 void output_fmt_count(uint64_t v, bool exact, char *buf, size_t size);
+void output_fmt_ns(uint64_t ns, char *buf, size_t size);
 /* Room for an owner string with every byte escaped. */
 #define NFSFAIR_OWNER_STRLEN (4 * NFSFAIR_OWNER_LEN + 1)
 void output_fmt_owner(const uint8_t *owner, size_t len, char *buf, size_t size);

@@ -184,6 +184,43 @@ void output_fmt_count(uint64_t v, bool exact, char *buf, size_t size)
 }
 
 /*
+ * A time in three significant digits and the unit that keeps it under
+ * 1000: "850ns", "12.3us", "1.25ms", "480ms", "2.00s"; seconds past 999
+ * whole. Rounded first, so 999.96us reads 1.00ms, not 1000us. Integers
+ * only: nfsfaird links this file without libm.
+ */
+void output_fmt_ns(uint64_t ns, char *buf, size_t size)
+{
+	static const struct {
+		const char *name;
+		uint64_t ns;
+	} units[] = { { "us", 1000 }, { "ms", 1000000 }, { "s", 1000000000 }, { NULL, 0 } };
+	uint64_t q, r, p;
+	size_t u;
+	int d;
+
+	if (ns < 1000) {
+		snprintf(buf, size, "%" PRIu64 "ns", ns);
+		return;
+	}
+	for (u = 0; units[u].name; u++) {
+		/* d decimals: the value in units of q ns, rounded, is r */
+		for (d = 2, p = 100; d >= 0; d--, p /= 10) {
+			q = units[u].ns / p;
+			r = ns / q + (ns % q >= q / 2);
+			if (r >= 1000 && (units[u + 1].name || d))
+				continue;
+			if (d)
+				snprintf(buf, size, "%" PRIu64 ".%0*" PRIu64 "%s", r / p, d, r % p,
+					 units[u].name);
+			else
+				snprintf(buf, size, "%" PRIu64 "%s", r, units[u].name);
+			return;
+		}
+	}
+}
+
+/*
  * An NFSv4.1 owner string is opaque bytes: printable ASCII stays, every
  * other byte, '"' and '\' read \xNN, so the text is one safe line and
  * decodes back unambiguously.

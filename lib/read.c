@@ -34,6 +34,12 @@ static void *grow_one(struct grow *g)
 	return v + (*g->n)++ * g->size;
 }
 
+/* An attribute an older kernel may not send: NFSFAIR_UNKNOWN without it, not 0. */
+static uint64_t nla_uint_or_unknown(const struct nlattr *a)
+{
+	return a ? nfsfair_nla_uint(a) : NFSFAIR_UNKNOWN;
+}
+
 static int pool_cb(const struct nlattr *a, void *arg)
 {
 	struct nlattr *tb[NFSFAIR_A_POOL_STATS_MAX + 1];
@@ -56,6 +62,7 @@ static int pool_cb(const struct nlattr *a, void *arg)
 	p->threads = nfsfair_nla_uint(tb[NFSFAIR_A_POOL_STATS_THREADS]);
 	p->qtime_total_us = nfsfair_nla_uint(tb[NFSFAIR_A_POOL_STATS_QTIME_TOTAL_US]);
 	p->qtime_max_us = nfsfair_nla_uint(tb[NFSFAIR_A_POOL_STATS_QTIME_MAX_US]);
+	p->thread_ns = nla_uint_or_unknown(tb[NFSFAIR_A_POOL_STATS_THREAD_NS]);
 	return 0;
 }
 
@@ -97,6 +104,7 @@ static int class_cb(struct nlattr **tb, void *arg)
 	k->limit_skips = nfsfair_nla_uint(tb[NFSFAIR_A_CLASS_LIMIT_SKIPS]);
 	k->limit_time_us = nfsfair_nla_uint(tb[NFSFAIR_A_CLASS_LIMIT_TIME_US]);
 	k->threads_max = nfsfair_nla_uint(tb[NFSFAIR_A_CLASS_THREADS_MAX]);
+	k->thread_ns = nla_uint_or_unknown(tb[NFSFAIR_A_CLASS_THREAD_NS]);
 	return pools_of(arg, NFSFAIR_A_CLASS_POOL);
 }
 
@@ -134,6 +142,8 @@ static int client_cb(struct nlattr **tb, void *arg)
 	k->has_peer = tb[NFSFAIR_A_CLIENT_PEER_CONNECTIONS] != NULL;
 	k->peer_connections = nfsfair_nla_uint(tb[NFSFAIR_A_CLIENT_PEER_CONNECTIONS]);
 	k->threads = nfsfair_nla_uint(tb[NFSFAIR_A_CLIENT_THREADS]);
+	k->thread_ns = nla_uint_or_unknown(tb[NFSFAIR_A_CLIENT_THREAD_NS]);
+	k->cost_ns = nla_uint_or_unknown(tb[NFSFAIR_A_CLIENT_COST_NS]);
 	return pools_of(arg, NFSFAIR_A_CLIENT_POOL);
 }
 

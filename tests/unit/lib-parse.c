@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Unit tests of libnfsfair's parsers, natively, as TAP. */
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -570,6 +571,33 @@ static void test_counts(void)
 	ok(!strcmp(buf, "123456789"), "%s", "-x: 123456789 exact");
 }
 
+/* Three significant digits, in the unit that keeps them under 1000. */
+static void test_times(void)
+{
+	static const struct {
+		uint64_t ns;
+		const char *text;
+	} times[] = {
+		{ 0, "0ns" }, { 999, "999ns" }, { 1000, "1.00us" }, { 1004, "1.00us" },
+		{ 1005, "1.01us" }, { 9994, "9.99us" }, { 9995, "10.0us" }, { 12345, "12.3us" },
+		{ 99949, "99.9us" }, { 99950, "100us" }, { 999499, "999us" },
+		{ 999500, "1.00ms" }, { 1000000, "1.00ms" }, { 50000000, "50.0ms" },
+		{ 480000000, "480ms" }, { 999500000, "1.00s" }, { 2000000000, "2.00s" },
+		{ 999499999999, "999s" }, { 999500000000, "1000s" }, { 3600000000000, "3600s" },
+		{ UINT64_MAX, "18446744074s" },
+	};
+	char buf[32], desc[64];
+	unsigned int i;
+
+	for (i = 0; i < sizeof(times) / sizeof(times[0]); i++) {
+		output_fmt_ns(times[i].ns, buf, sizeof(buf));
+		snprintf(desc, sizeof(desc), "%" PRIu64 " ns reads %s", times[i].ns, times[i].text);
+		ok(!strcmp(buf, times[i].text), "%s", desc);
+		if (strcmp(buf, times[i].text))
+			printf("# got %s\n", buf);
+	}
+}
+
 int main(void)
 {
 	test_prefixes();
@@ -583,6 +611,7 @@ int main(void)
 	test_class_attrs();
 	test_owner();
 	test_counts();
+	test_times();
 	printf("1..%d\n", count);
 	return failures ? 1 : 0;
 }
