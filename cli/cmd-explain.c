@@ -9,6 +9,8 @@
  * clients: one per NFSv4.1 client ID behind it, and per-host until bound,
  * or when its client ID came after the rule's ids-per-host - 1 others of
  * the address (which those are, the kernel knows, not the dump).
+ * A client's thread-time is shown with its share of all live clients'
+ * (each counted since it came), and the cost its next call is charged.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -69,7 +71,45 @@ static bool serves(const struct nfsfair_client *k, const struct nfsfair_prefix *
 	return k->kind == NFSFAIR_CLIENT_KIND_PER_HOST && nfsfair_prefix_equal(&k->prefix, &want);
 }
 
-static void print_client(const struct nfsfair_client *k, bool moving)
+/* All live clients' thread-time, for a client's share; NFSFAIR_UNKNOWN if not counted. */
+static int thread_ns_total(struct ctl *c, uint64_t *total)
+{
+	struct nfsfair_client *v;
+	int ret, i, n;
+
+	*total = NFSFAIR_UNKNOWN;
+	ret = nfsfair_read_clients(c->nl, NULL, &v, &n);
+	if (ret < 0)
+		return ctl_kernel_error(c, ret, SET_TABLE);
+	for (i = 0; i < n; i++)
+		if (v[i].thread_ns != NFSFAIR_UNKNOWN)
+			*total = (*total == NFSFAIR_UNKNOWN ? 0 : *total) + v[i].thread_ns;
+	free(v);
+	return 0;
+}
+
+/* Its thread-time, its share of @total, its next call's charge: each only if counted. */
+static void print_thread_time(const struct nfsfair_client *k, uint64_t total)
+{
+	char t[16];
+
+	if (k->thread_ns != NFSFAIR_UNKNOWN) {
+		output_fmt_ns(k->thread_ns, t, sizeof(t));
+		print_string(PRINT_FP, NULL, " thread-time %s", t);
+		print_uint(PRINT_JSON, "thread_ns", NULL, k->thread_ns);
+		/* not after a -Z between the two dumps */
+		if (total != NFSFAIR_UNKNOWN && total >= k->thread_ns)
+			print_float(PRINT_ANY, "thread_share_pct", " (%.1f%%)",
+				    total ? 100.0 * k->thread_ns / total : 0);
+	}
+	if (k->cost_ns != NFSFAIR_UNKNOWN) {
+		output_fmt_ns(k->cost_ns, t, sizeof(t));
+		print_string(PRINT_FP, NULL, " cost %s", t);
+		print_uint(PRINT_JSON, "cost_ns", NULL, k->cost_ns);
+	}
+}
+
+static void print_client(const struct nfsfair_client *k, bool moving, uint64_t total)
 {
 	char a[NFSFAIR_PREFIX_STRLEN], owner[NFSFAIR_OWNER_STRLEN], id[24];
 
@@ -92,6 +132,7 @@ static void print_client(const struct nfsfair_client *k, bool moving)
 	print_uint(PRINT_ANY, "connections", ": connections %" PRIu64, k->connections);
 	print_uint(PRINT_ANY, "dispatches", " dispatches %" PRIu64, k->dispatches);
 	print_uint(PRINT_ANY, "queued", " queued %" PRIu64, k->queued);
+	print_thread_time(k, total);
 	print_uint(PRINT_ANY, "peer_connections", "; this peer's %" PRIu64,
 		   k->peer_connections);
 	print_bool(PRINT_JSON, "moving", NULL, moving);
@@ -102,7 +143,7 @@ static void print_client(const struct nfsfair_client *k, bool moving)
 }
 
 static void explain_one(const struct nfsfair_prefix *p, const struct ctl_rules *rules,
-			const struct clients *cs)
+			const struct clients *cs, uint64_t total)
 {
 	char a[NFSFAIR_PREFIX_STRLEN], text[NFSFAIR_RULE_STRLEN], t[32];
 	const struct nfsfair_rule *r = NULL;
@@ -130,7 +171,7 @@ static void explain_one(const struct nfsfair_prefix *p, const struct ctl_rules *
 	/* Where its connections are now; "moving" when the table says otherwise. */
 	open_json_array("clients");
 	for (i = 0; i < cs->n; i++)
-		print_client(&cs->v[i], !rules->n || !serves(&cs->v[i], p, r));
+		print_client(&cs->v[i], !rules->n || !serves(&cs->v[i], p, r), total);
 	close_json_array();
 	if (!cs->n)
 		print_string(PRINT_FP, NULL, "%s\n", rules->n ?
@@ -144,6 +185,7 @@ int cmd_explain(struct ctl *c)
 	struct nfsfair_prefix *p;
 	struct ctl_rules rules;
 	struct clients cs = { 0 };
+	uint64_t total = NFSFAIR_UNKNOWN;
 	int n, i, ret;
 
 	ret = ctl_resolve(c->argv[0], &p, &n, false);
@@ -161,9 +203,12 @@ int cmd_explain(struct ctl *c)
 		goto free_p;
 	open_json_array(NULL);
 	for (i = 0; i < n && !ret; i++) {
+		/* the total after the clients: it has grown at least as much as they have */
 		ret = clients_dump(c, &p[i], &cs);
 		if (!ret)
-			explain_one(&p[i], &rules, &cs);
+			ret = thread_ns_total(c, &total);
+		if (!ret)
+			explain_one(&p[i], &rules, &cs, total);
 		free(cs.v);
 	}
 	close_json_array();

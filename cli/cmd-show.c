@@ -142,6 +142,9 @@ int cmd_classes(struct ctl *c)
 		print_usec("limit-time-us", " %8s", k->limit_time_us, exact, verbose);
 		print_uint(PRINT_JSON, "qtime-total-us", NULL, k->qtime_total_us);
 		print_uint(PRINT_JSON, "qtime-max-us", NULL, k->qtime_max_us);
+		/* JSON only: scripts read -v's columns as they are */
+		if (k->thread_ns != NFSFAIR_UNKNOWN)
+			print_uint(PRINT_JSON, "thread-ns", NULL, k->thread_ns);
 		close_json_object();
 		print_nl();
 	}

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * stats: per-class rates between two class-get dumps SECONDS apart, and
- * the same for the NFSv4.1 client IDs of per-client rules (client-get),
- * which belong to no class. With --pools, each live client's share of
- * each thread pool's dispatches, and the clients whose shares differ
- * between pools. With --openmetrics, one dump of the counters themselves,
- * to standard output or replacing a file whole.
+ * stats: per-class rates, and shares of thread-time and of calls, between
+ * two class-get dumps SECONDS apart, and the same for the NFSv4.1 client
+ * IDs of per-client rules (client-get), which belong to no class. With
+ * --pools, each live client's share of each thread pool's dispatches, and
+ * the clients whose shares differ between pools. With --openmetrics, one
+ * dump of the counters themselves, to standard output or replacing a file
+ * whole.
  */
 #define _GNU_SOURCE	/* asprintf */
 #include <errno.h>
@@ -82,27 +83,71 @@ static const struct nfsfair_client *client_find(const struct sample *s, uint64_t
 	return NULL;
 }
 
-static void print_class(const struct nfsfair_class *now, const struct nfsfair_class *then,
-			uint64_t total, unsigned int wait)
+/*
+ * The growth of a thread-time counter, or NFSFAIR_UNKNOWN from a kernel
+ * that does not count it. A class or client that came back counts from 0.
+ */
+static uint64_t delta_ns(uint64_t now, uint64_t then)
 {
-	uint64_t d = now->dispatches - (then ? then->dispatches : 0);
-	uint64_t q = now->qtime_total_us - (then ? then->qtime_total_us : 0);
-	double share = total ? 100.0 * d / total : 0;
+	if (now == NFSFAIR_UNKNOWN)
+		return NFSFAIR_UNKNOWN;
+	return delta(now, then == NFSFAIR_UNKNOWN ? 0 : then);
+}
+
+/*
+ * What fair dispatch shares: the row's share of the thread-time, @ns of
+ * @total_ns, in @t (text, JSON or both). A "-", and no key, where the
+ * kernel does not count it.
+ */
+static void print_thread_share(enum output_type t, uint64_t ns, uint64_t total_ns)
+{
+	if (ns == NFSFAIR_UNKNOWN) {
+		print_string(t & PRINT_FP, NULL, " %6s", "-");
+		return;
+	}
+	print_float(t, "thread-share-pct", " %5.1f%%", total_ns ? 100.0 * ns / total_ns : 0);
+	print_uint(PRINT_JSON, "thread-ns", NULL, ns);
+}
+
+/* The mean time a call held a thread: @ns over @d dispatches; null without one. */
+static void print_per_call(enum output_type t, uint64_t ns, uint64_t d)
+{
+	char mean[16];
+
+	if (ns == NFSFAIR_UNKNOWN) {
+		print_string(t & PRINT_FP, NULL, " %8s", "-");
+	} else if (d) {
+		output_fmt_ns(ns / d, mean, sizeof(mean));
+		print_string(t & PRINT_FP, NULL, " %8s", mean);
+		print_float(PRINT_JSON, "thread-ms-per-call", NULL, ns / 1e6 / d);
+	} else {
+		print_null(t, "thread-ms-per-call", " %8s", "-");
+	}
+}
+
+static void print_class(const struct nfsfair_class *now, const struct nfsfair_class *then,
+			uint64_t total, uint64_t total_ns, unsigned int wait)
+{
+	uint64_t d = delta(now->dispatches, then ? then->dispatches : 0);
+	uint64_t q = delta(now->qtime_total_us, then ? then->qtime_total_us : 0);
+	uint64_t ns = delta_ns(now->thread_ns, then ? then->thread_ns : 0);
 	char thr[32];
 
 	open_json_object(NULL);
 	print_string(PRINT_ANY, "class", "%-15s", now->name);
-	print_float(PRINT_ANY, "share-pct", " %5.1f%%", share);
+	print_thread_share(PRINT_ANY, ns, total_ns);
+	print_float(PRINT_ANY, "share-pct", " %5.1f%%", total ? 100.0 * d / total : 0);
 	print_float(PRINT_ANY, "dispatches-per-s", " %8.1f", (double)d / wait);
 	print_uint(PRINT_JSON, "dispatches", NULL, d);
+	print_per_call(PRINT_ANY, ns, d);
 	print_uint(PRINT_ANY, "connections", " %5" PRIu64, now->connections);
-	print_uint(PRINT_ANY, "peers", " %5" PRIu64, now->peers);
+	print_uint(PRINT_JSON, "peers", NULL, now->peers);
 	print_uint(PRINT_ANY, "queued", " %6" PRIu64, now->queued);
 	if (d)
 		print_float(PRINT_ANY, "wait-avg-ms", " %7.3fms", q / 1000.0 / d);
 	else
 		print_null(PRINT_ANY, "wait-avg-ms", " %9s", "-");
-	print_float(PRINT_ANY, "wait-max-ms", " %7.3fms", now->qtime_max_us / 1000.0);
+	print_float(PRINT_JSON, "wait-max-ms", NULL, now->qtime_max_us / 1000.0);
 	/* 80 columns: the limit goes with the threads, as THREADS/LIMIT */
 	if (now->limit)
 		snprintf(thr, sizeof(thr), "%" PRIu64 "/%" PRIu32, now->threads, now->limit);
@@ -121,9 +166,10 @@ static void print_class(const struct nfsfair_class *now, const struct nfsfair_cl
 }
 
 static void print_client(const struct nfsfair_client *now, const struct nfsfair_client *then,
-			 uint64_t total, unsigned int wait)
+			 uint64_t total, uint64_t total_ns, unsigned int wait)
 {
-	uint64_t d = now->dispatches - (then ? then->dispatches : 0);
+	uint64_t d = delta(now->dispatches, then ? then->dispatches : 0);
+	uint64_t ns = delta_ns(now->thread_ns, then ? then->thread_ns : 0);
 	char id[24], owner[NFSFAIR_OWNER_STRLEN];
 
 	snprintf(id, sizeof(id), "0x%016" PRIx64, now->client_id);
@@ -133,6 +179,9 @@ static void print_client(const struct nfsfair_client *now, const struct nfsfair_
 	print_float(PRINT_ANY, "share-pct", " %5.1f%%", total ? 100.0 * d / total : 0);
 	print_float(PRINT_ANY, "dispatches-per-s", " %8.1f", (double)d / wait);
 	print_uint(PRINT_JSON, "dispatches", NULL, d);
+	/* JSON only: scripts read the text's columns as they are */
+	print_thread_share(PRINT_JSON, ns, total_ns);
+	print_per_call(PRINT_JSON, ns, d);
 	print_uint(PRINT_ANY, "connections", " %5" PRIu64, now->connections);
 	print_uint(PRINT_JSON, "peers", NULL, now->peers);
 	print_uint(PRINT_JSON, "queued", NULL, now->queued);
@@ -141,26 +190,42 @@ static void print_client(const struct nfsfair_client *now, const struct nfsfair_
 	print_nl();
 }
 
+/* The dispatches and thread-time of a screen's rows, for their shares. */
+struct totals {
+	uint64_t dispatches;
+	uint64_t ns;		/* NFSFAIR_UNKNOWN when no row has thread-time */
+};
+
+static void totals_add(struct totals *t, uint64_t d, uint64_t ns)
+{
+	t->dispatches += d;
+	if (ns != NFSFAIR_UNKNOWN)
+		t->ns = (t->ns == NFSFAIR_UNKNOWN ? 0 : t->ns) + ns;
+}
+
 /* The client IDs' table, when there are any; their share is among them. */
 static void clients_screen(struct ctl *c, const struct sample *now, const struct sample *then)
 {
 	const struct nfsfair_client *p;
-	uint64_t total = 0;
+	struct totals t = { 0, NFSFAIR_UNKNOWN };
 	int i;
 
 	for (i = 0; i < now->n; i++) {
 		p = client_find(then, now->v[i].client_id);
-		total += now->v[i].dispatches - (p ? p->dispatches : 0);
+		totals_add(&t, delta(now->v[i].dispatches, p ? p->dispatches : 0),
+			   delta_ns(now->v[i].thread_ns, p ? p->thread_ns : 0));
 	}
+	/* the text as it was: scripts read these lines whole */
 	if (now->n) {
-		print_uint(PRINT_FP, NULL, "%" PRIu64 " dispatches to ", total);
+		print_uint(PRINT_FP, NULL, "%" PRIu64 " dispatches to ", t.dispatches);
 		print_uint(PRINT_FP, NULL, "%" PRIu64 " NFSv4.1 client IDs\n", now->n);
 		print_string(PRINT_FP, NULL, "%s\n",
 			     "client-id           share   disp/s conns owner");
 	}
 	open_json_array("clients");
 	for (i = 0; i < now->n; i++)
-		print_client(&now->v[i], client_find(then, now->v[i].client_id), total, c->wait);
+		print_client(&now->v[i], client_find(then, now->v[i].client_id), t.dispatches,
+			     t.ns, c->wait);
 	close_json_array();
 }
 
@@ -168,23 +233,33 @@ static int screen(struct ctl *c, const struct sample *now, const struct sample *
 {
 	const char *only = c->argc ? c->argv[0] : NULL;
 	const struct nfsfair_class *k, *p;
-	uint64_t total = 0;
+	struct totals t = { 0, NFSFAIR_UNKNOWN };
+	char ns[16];
 	int i;
 
 	for (i = 0; i < now->cl.n; i++) {
-		p = ctl_class_find(&then->cl, now->cl.v[i].name);
-		total += now->cl.v[i].dispatches - (p ? p->dispatches : 0);
+		k = &now->cl.v[i];
+		p = ctl_class_find(&then->cl, k->name);
+		totals_add(&t, delta(k->dispatches, p ? p->dispatches : 0),
+			   delta_ns(k->thread_ns, p ? p->thread_ns : 0));
 	}
 	open_json_object(NULL);
 	print_uint(PRINT_ANY, "interval", "every %" PRIu64 "s: ", c->wait);
-	print_uint(PRINT_ANY, "dispatches", "%" PRIu64 " dispatches to classes\n", total);
+	print_uint(PRINT_ANY, "dispatches", "%" PRIu64 " dispatches to classes", t.dispatches);
+	if (t.ns != NFSFAIR_UNKNOWN) {
+		output_fmt_ns(t.ns, ns, sizeof(ns));
+		print_string(PRINT_FP, NULL, ", %s of thread-time", ns);
+		print_uint(PRINT_JSON, "thread-ns", NULL, t.ns);
+	}
+	print_nl();
 	print_string(PRINT_FP, NULL, "%s\n",
-		     "class            share   disp/s conns peers queued  wait-avg  wait-max threads");
+		     "class             time  calls   disp/s per-call conns queued  wait-avg threads");
 	open_json_array("classes");
 	for (i = 0; i < now->cl.n; i++) {
 		k = &now->cl.v[i];
 		if (!only || !strcmp(only, k->name))
-			print_class(k, ctl_class_find(&then->cl, k->name), total, c->wait);
+			print_class(k, ctl_class_find(&then->cl, k->name), t.dispatches, t.ns,
+				    c->wait);
 	}
 	close_json_array();
 	if (!only)

@@ -267,7 +267,12 @@ load /run/nfsfair/c & lc=$!
 wait $lb $lc
 sed 's/^/# /' $work/stats
 check "stats: movers has dispatches/s > 0 under load" \
-	awk '$1 == "movers" && $3 + 0 > 0 { found = 1 } END { exit !found }' $work/stats
+	awk '$1 == "movers" && $4 + 0 > 0 { found = 1 } END { exit !found }' $work/stats
+check "stats: movers has a share of thread-time, and a time per call with its unit" \
+	awk '$1 == "movers" && $2 ~ /^[0-9.]+%$/ && $2 + 0 > 0 && $5 ~ /^[0-9.]+(ns|us|ms|s)$/ {
+		found = 1 } END { exit !found }' $work/stats
+check "stats: the interval's thread-time in the first line" \
+	grep -qE "^every 1s: [0-9]+ dispatches to classes, [0-9.]+(ns|us|ms|s) of thread-time$" $work/stats
 check "stats fits 80 columns" eval '[ $(wc -L < $work/stats) -le 80 ]'
 check "stats --json: one document, movers dispatched" eval \
 	'"$ctl" stats --json | python3 -c "import json,sys; s=json.load(sys.stdin); assert any(c[\"class\"] == \"movers\" for c in s[\"classes\"])"'
@@ -281,6 +286,13 @@ check "explain 127.0.0.3: its client, 4 connections" \
 	grep -q "client per-host 127.0.0.3/32: connections 4 " $work/explain
 check "explain 127.0.0.2: movers, 1 connection" eval \
 	'"$ctl" explain 127.0.0.2 | grep -q "client class movers: connections 1 "'
+check "explain 127.0.0.3: its thread-time, its share of all clients', its cost" \
+	grep -qE "client per-host 127.0.0.3/32: .* thread-time [0-9.]+(us|ms|s) \([0-9.]+%\) cost [0-9.]+(ns|us|ms|s);" \
+	$work/explain
+check "explain --json: movers' thread_ns > 0, a share, a cost" eval \
+	'"$ctl" explain 127.0.0.2 --json | python3 -c "import json,sys; c=json.load(sys.stdin)[0][\"clients\"][0]; assert c[\"thread_ns\"] > 0 and 0 < c[\"thread_share_pct\"] <= 100 and c[\"cost_ns\"] > 0, c"'
+check "classes --json: movers' thread-ns > 0 after the load" eval \
+	'"$ctl" classes --json | python3 -c "import json,sys; assert [c for c in json.load(sys.stdin) if c[\"name\"] == \"movers\"][0][\"thread-ns\"] > 0"'
 check "explain 203.0.113.9 --json: no rule, default" eval \
 	'"$ctl" explain 203.0.113.9 --json | python3 -c "import json,sys; e=json.load(sys.stdin)[0]; assert e[\"position\"] is None and e[\"target\"] == \"default\""'
 "$ctl" -L -v --line-numbers > $work/list
