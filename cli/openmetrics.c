@@ -21,6 +21,7 @@ enum om_value {
 	OM_U64,			/* a uint64_t */
 	OM_USEC,		/* a uint64_t of microseconds, printed as seconds */
 	OM_U32,			/* a uint32_t */
+	OM_NSEC,		/* a uint64_t of nanoseconds as seconds; no sample if unknown */
 };
 
 struct om_family {
@@ -40,6 +41,9 @@ typedef void (*om_labels)(FILE *fp, const char *ns, const void *item);
 static const struct om_family class_families[] = {
 	{ "nfsfair_class_dispatches_total", "counter",
 	  "Requests dispatched to threads from the class's connections.", CLASS(dispatches), OM_U64 },
+	{ "nfsfair_class_thread_seconds_total", "counter",
+	  "Time the class's calls held an nfsd thread, dequeue to reply, for calls that ended.",
+	  CLASS(thread_ns), OM_NSEC },
 	{ "nfsfair_class_connections", "gauge", "Connections in the class now.",
 	  CLASS(connections), OM_U64 },
 	{ "nfsfair_class_peers", "gauge",
@@ -58,7 +62,7 @@ static const struct om_family class_families[] = {
 	  "Most threads that may serve the class's connections at once; 0 for no limit.",
 	  CLASS(limit), OM_U32 },
 	{ "nfsfair_class_limit_skips_total", "counter",
-	  "Times the round passed over the class because it was at its limit.",
+	  "Times dispatch passed over the class because it was at its limit.",
 	  CLASS(limit_skips), OM_U64 },
 	{ "nfsfair_class_limit_seconds_total", "counter",
 	  "Time the class spent at its limit with connections waiting.",
@@ -77,6 +81,9 @@ static const struct om_family client_families[] = {
 	{ "nfsfair_client_dispatches_total", "counter",
 	  "Requests dispatched from the connections of an NFSv4.1 client ID.",
 	  CLIENT(dispatches), OM_U64 },
+	{ "nfsfair_client_thread_seconds_total", "counter",
+	  "Time the calls of an NFSv4.1 client ID held an nfsd thread, for calls that ended.",
+	  CLIENT(thread_ns), OM_NSEC },
 	{ "nfsfair_client_connections", "gauge",
 	  "Connections bound to the NFSv4.1 client ID now.", CLIENT(connections), OM_U64 },
 	{ "nfsfair_client_peers", "gauge",
@@ -146,10 +153,13 @@ static void client_labels(FILE *fp, const char *ns, const void *item)
 	label(fp, ",", "owner", owner);
 }
 
-static void value(FILE *fp, uint64_t v, bool usec)
+/* Exact: no double in between. */
+static void value(FILE *fp, uint64_t v, enum om_value kind)
 {
-	if (usec)	/* exact: no double in between */
+	if (kind == OM_USEC)
 		fprintf(fp, " %" PRIu64 ".%06" PRIu64 "\n", v / 1000000, v % 1000000);
+	else if (kind == OM_NSEC)
+		fprintf(fp, " %" PRIu64 ".%09" PRIu64 "\n", v / 1000000000, v % 1000000000);
 	else
 		fprintf(fp, " %" PRIu64 "\n", v);
 }
@@ -175,60 +185,94 @@ static void families(FILE *fp, const struct om_family *f, size_t nf, const char 
 			} else {
 				memcpy(&v, item + f[i].off, sizeof(v));
 			}
+			if (f[i].kind == OM_NSEC && v == NFSFAIR_UNKNOWN)
+				continue;
 			fputs(f[i].name, fp);
 			labels(fp, ns, item);
 			fputc('}', fp);
-			value(fp, v, f[i].kind == OM_USEC);
+			value(fp, v, f[i].kind);
 		}
 	}
 }
+
+/* A counter of struct nfsfair_pool, as a family split by pool. */
+struct om_pool_family {
+	const char *name;
+	const char *help;
+	size_t off;		/* of the value in struct nfsfair_pool */
+	enum om_value kind;	/* OM_U64 or OM_NSEC */
+};
+
+#define POOL(m) offsetof(struct nfsfair_pool, m)
 
 /*
  * One counter family split by pool: each item's series for each of its
  * pools, with the label pool. Pools' counters run since the class's or
  * client's live client came, not since the counters were zeroed.
  */
-static void pool_family(FILE *fp, const char *name, const char *help, const char *ns,
+static void pool_family(FILE *fp, const struct om_pool_family *f, const char *ns,
 			const void *items, int n, size_t size, size_t pools_off, size_t npools_off,
 			om_labels labels)
 {
 	const struct nfsfair_pool *pools;
 	const char *item;
 	char id[16];
+	uint64_t v;
 	int j, k, npools;
 
-	fprintf(fp, "# HELP %s %s\n# TYPE %s counter\n", name, help, name);
+	fprintf(fp, "# HELP %s %s\n# TYPE %s counter\n", f->name, f->help, f->name);
 	for (j = 0; j < n; j++) {
 		item = (const char *)items + j * size;
 		memcpy(&pools, item + pools_off, sizeof(pools));
 		memcpy(&npools, item + npools_off, sizeof(npools));
 		for (k = 0; k < npools; k++) {
+			memcpy(&v, (const char *)&pools[k] + f->off, sizeof(v));
+			if (f->kind == OM_NSEC && v == NFSFAIR_UNKNOWN)
+				continue;
 			snprintf(id, sizeof(id), "%" PRIu32, pools[k].id);
-			fputs(name, fp);
+			fputs(f->name, fp);
 			labels(fp, ns, item);
 			label(fp, ",", "pool", id);
 			fputc('}', fp);
-			value(fp, pools[k].dispatches, false);
+			value(fp, v, f->kind);
 		}
 	}
 }
 
+static const struct om_pool_family class_pool_families[] = {
+	{ "nfsfair_class_pool_dispatches_total",
+	  "Requests dispatched from the class's connections by one pool's threads.",
+	  POOL(dispatches), OM_U64 },
+	{ "nfsfair_class_pool_thread_seconds_total",
+	  "Time the class's calls held one pool's threads, for calls that ended.",
+	  POOL(thread_ns), OM_NSEC },
+};
+
+static const struct om_pool_family client_pool_families[] = {
+	{ "nfsfair_client_pool_dispatches_total",
+	  "Requests dispatched from an NFSv4.1 client ID's connections by one pool's threads.",
+	  POOL(dispatches), OM_U64 },
+	{ "nfsfair_client_pool_thread_seconds_total",
+	  "Time the calls of an NFSv4.1 client ID held one pool's threads, for calls that ended.",
+	  POOL(thread_ns), OM_NSEC },
+};
+
 /* The caller checks fp for a write error. */
 void ctl_openmetrics_print(FILE *fp, const struct ctl_metrics *m)
 {
+	size_t i;
+
 	families(fp, class_families, ARRAY_SIZE(class_families), m->netns, m->classes,
 		 m->nclasses, sizeof(*m->classes), class_labels);
-	pool_family(fp, "nfsfair_class_pool_dispatches_total",
-		    "Requests dispatched from the class's connections by one pool's threads.",
-		    m->netns, m->classes, m->nclasses, sizeof(*m->classes), CLASS(pools),
-		    CLASS(npools), class_labels);
+	for (i = 0; i < ARRAY_SIZE(class_pool_families); i++)
+		pool_family(fp, &class_pool_families[i], m->netns, m->classes, m->nclasses,
+			    sizeof(*m->classes), CLASS(pools), CLASS(npools), class_labels);
 	families(fp, rule_families, ARRAY_SIZE(rule_families), m->netns, m->rules, m->nrules,
 		 sizeof(*m->rules), rule_labels);
 	families(fp, client_families, ARRAY_SIZE(client_families), m->netns, m->clients,
 		 m->nclients, sizeof(*m->clients), client_labels);
-	pool_family(fp, "nfsfair_client_pool_dispatches_total",
-		    "Requests dispatched from an NFSv4.1 client ID's connections by one pool's threads.",
-		    m->netns, m->clients, m->nclients, sizeof(*m->clients), CLIENT(pools),
-		    CLIENT(npools), client_labels);
+	for (i = 0; i < ARRAY_SIZE(client_pool_families); i++)
+		pool_family(fp, &client_pool_families[i], m->netns, m->clients, m->nclients,
+			    sizeof(*m->clients), CLIENT(pools), CLIENT(npools), client_labels);
 	fputs("# EOF\n", fp);
 }

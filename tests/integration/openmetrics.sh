@@ -2,11 +2,12 @@
 # Inside the guest: stats --openmetrics against the real kernel, with a
 # class for 127.0.0.2, per-host for 127.0.0.0/8 and GETATTR traffic from
 # 127.0.0.2 and 127.0.0.3 (nfsfair-load). promtool (the host's) passes
-# the output; the class's dispatch counter is > 0 and agrees with stats
-# --json and classes --json, rule hits with -L -v -x; the dumps need no
-# capability; --netns labels its namespace; and nfsfair-metrics.service's
-# command line leaves exactly one complete .prom file, never a half one,
-# and no temporary file. Builds nothing: run `make -C tests/load` first.
+# the output; the class's dispatch and thread-time counters are > 0 and
+# agree with stats --json and classes --json, rule hits with -L -v -x; a
+# client ID has its thread-time series; the dumps need no capability;
+# --netns labels its namespace; and nfsfair-metrics.service's command line
+# leaves exactly one complete .prom file, never a half one, and no
+# temporary file. Builds nothing: run `make -C tests/load` first.
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/tests/lib/tap.sh"
 . "$top/tests/uml/guest-lib.sh"
@@ -51,8 +52,8 @@ require "-N v1.2_a-b, a name with every punctuation allowed" "$ctl" -N v1.2_a-b
 require "-A -s 127.0.0.2 -j movers" "$ctl" -A -s 127.0.0.2 -j movers
 require "-A -s 127.0.0.0/8 -j per-host" "$ctl" -A -s 127.0.0.0/8 -j per-host
 "$ctl" stats -w 1 > $work/text
-check "stats: the text screen as before" \
-	grep -qx "class            share   disp/s conns peers queued  wait-avg  wait-max threads" $work/text
+check "stats: the text screen's header, thread-time share first" \
+	grep -qx "class             time  calls   disp/s per-call conns queued  wait-avg threads" $work/text
 
 # Under load: two reads around a stats --json of 2 s.
 "$load" --group a:127.0.0.2:1:4 --group b:127.0.0.3:4:4 --proc getattr --hold-us 0 \
@@ -86,6 +87,19 @@ check "stats --json's 2 s count is > 0 and within the counter's growth between t
 # 2 s count is held to half the counter's rate between them, for 2 s.
 check "... and at least half the counter's growth over the reads' time, for 2 s" \
 	[ $((d * us)) -ge $(((two - one) * 1000000)) ]
+# Thread-time, as seconds with nine decimals: in nanoseconds for the shell.
+ns() { local v; v=$(value "$@"); [ -n "$v" ] && echo $((10#${v%.*} * 1000000000 + 10#${v#*.})); }
+one=$(ns $work/om1 "nfsfair_class_thread_seconds_total$movers")
+two=$(ns $work/om2 "nfsfair_class_thread_seconds_total$movers")
+t=$(json $work/stats.json 'd["classes"][0]["thread-ns"]')
+diag "movers' thread-time: $one ns, then $two ns; stats --json counted $t ns in its 2 s"
+check "under load: movers' thread-time counter is > 0, and grows" \
+	eval '[ "${one:-0}" -gt 0 ] && [ "${two:-0}" -gt "$one" ]'
+check "stats --json's thread-time is > 0 and within the counter's growth between the reads" \
+	eval '[ "$t" -gt 0 ] && [ "$t" -le $((two - one)) ]'
+check "stats --json: movers the only class with calls: all the thread-time, a time per call" \
+	eval '[ "$(json $work/stats.json "d[\"classes\"][0][\"thread-share-pct\"]")" = 100 ] &&
+	      [ "$(json $work/stats.json "d[\"classes\"][0][\"thread-ms-per-call\"] > 0")" = True ]'
 
 # Idle: the counters hold still, so they must equal classes --json and -L.
 # Still is waited for: two reads a moment apart that agree.
@@ -109,6 +123,10 @@ want=$(json $work/classes.json \
 	'["%.6f" % (c["qtime-max-us"] / 1e6) for c in d if c["name"] == "movers"][0]')
 check "idle: movers' longest queue wait is classes --json's, in seconds ($want)" \
 	[ "$(value $work/om3 "nfsfair_class_queue_wait_max_seconds$movers")" = "$want" ]
+want=$(json $work/classes.json \
+	'["%d.%09d" % divmod(c["thread-ns"], 10**9) for c in d if c["name"] == "movers"][0]')
+check "idle: movers' thread-time is classes --json's, in seconds ($want)" \
+	[ "$(value $work/om3 "nfsfair_class_thread_seconds_total$movers")" = "$want" ]
 check "the class with punctuation is there: class=\"v1.2_a-b\"" \
 	grep -qxF 'nfsfair_class_dispatches_total{namespace="",class="v1.2_a-b"} 0' $work/om3
 n=0
@@ -127,9 +145,9 @@ check "rule 1 hit by 127.0.0.2's connection, rule 2 by 127.0.0.3's four" \
 "$ctl" stats movers --openmetrics > $work/movers
 check "stats movers --openmetrics: promtool passes" valid $work/movers
 # (and one series per pool its live client has, if it still has one)
-check "stats movers --openmetrics: movers' 11 series and its rule's, nothing else" \
-	eval '[ "$(grep -c "^nfsfair_class_.*$movers " $work/movers)" = 11 ] &&
-	      [ "$(grep -v "^#" $work/movers | grep -vc "^nfsfair_class_pool_dispatches_total{")" = 12 ] &&
+check "stats movers --openmetrics: movers' 12 series and its rule's, nothing else" \
+	eval '[ "$(grep -c "^nfsfair_class_.*$movers " $work/movers)" = 12 ] &&
+	      [ "$(grep -v "^#" $work/movers | grep -vc "^nfsfair_class_pool_[a-z_]*_total{")" = 13 ] &&
 	      grep -q "^nfsfair_rule_hits_total{.*target=\"movers\"" $work/movers'
 
 # Reading needs CAP_NET_ADMIN, as listing an nftables ruleset does: the
@@ -175,6 +193,9 @@ wait $pid
 check "nfsfair-load --proc v41: exit 0" [ $? = 0 ] || diag "$(cat $work/v41.err)"
 grep '^nfsfair_client_dispatches' $work/om4 | sed 's/^/# /'
 check "v41 per-client: promtool passes" valid $work/om4
+check "v41 per-client: the client ID's thread-time series, > 0" \
+	awk '/^nfsfair_client_thread_seconds_total\{namespace="",client_id="/ && $NF + 0 > 0 {
+		found = 1 } END { exit !found }' $work/om4
 want=$(json $work/stats4.json \
 	'" ".join("%s/%s" % (c["client-id"], c["owner"]) for c in d["clients"])')
 got=$(sed -n 's/^nfsfair_client_dispatches_total{namespace="",client_id="\([^"]*\)",owner="\([^"]*\)"} [1-9][0-9]*$/\1\/\2/p' \

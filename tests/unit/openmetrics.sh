@@ -1,8 +1,10 @@
 #!/bin/bash
 # stats --openmetrics without a kernel: known counters through its printer
 # (openmetrics-print.c) give exactly the lines expected, class names and
-# the namespace escaped, and promtool check metrics passes them with no
-# lint problem; broken copies fail, so the check can. Then the option
+# the namespace escaped, thread-time in seconds to the nanosecond, and
+# promtool check metrics passes them with no lint problem; broken copies
+# fail, so the check can. Counters from a kernel without thread-time give
+# its families no sample, and nothing else changes. Then the option
 # matrix (exit 2) and the settings of the service and timer pair.
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/tests/lib/tap.sh"
@@ -45,6 +47,11 @@ nfsfair_class_dispatches_total{namespace="lab \"b\"\\2",class="movers"} 12345
 nfsfair_class_dispatches_total{namespace="lab \"b\"\\2",class="q\"uo\\te"} 0
 nfsfair_class_dispatches_total{namespace="lab \"b\"\\2",class="line\nbreak"} 0
 nfsfair_class_dispatches_total{namespace="lab \"b\"\\2",class="caf\\xc3\\xa9"} 1
+# HELP nfsfair_class_thread_seconds_total Time the class's calls held an nfsd thread, dequeue to reply, for calls that ended.
+# TYPE nfsfair_class_thread_seconds_total counter
+nfsfair_class_thread_seconds_total{namespace="lab \"b\"\\2",class="movers"} 61.500000123
+nfsfair_class_thread_seconds_total{namespace="lab \"b\"\\2",class="q\"uo\\te"} 0.000000000
+nfsfair_class_thread_seconds_total{namespace="lab \"b\"\\2",class="caf\\xc3\\xa9"} 0.999999999
 # HELP nfsfair_class_connections Connections in the class now.
 # TYPE nfsfair_class_connections gauge
 nfsfair_class_connections{namespace="lab \"b\"\\2",class="movers"} 3
@@ -87,7 +94,7 @@ nfsfair_class_limit{namespace="lab \"b\"\\2",class="movers"} 4
 nfsfair_class_limit{namespace="lab \"b\"\\2",class="q\"uo\\te"} 0
 nfsfair_class_limit{namespace="lab \"b\"\\2",class="line\nbreak"} 0
 nfsfair_class_limit{namespace="lab \"b\"\\2",class="caf\\xc3\\xa9"} 0
-# HELP nfsfair_class_limit_skips_total Times the round passed over the class because it was at its limit.
+# HELP nfsfair_class_limit_skips_total Times dispatch passed over the class because it was at its limit.
 # TYPE nfsfair_class_limit_skips_total counter
 nfsfair_class_limit_skips_total{namespace="lab \"b\"\\2",class="movers"} 17
 nfsfair_class_limit_skips_total{namespace="lab \"b\"\\2",class="q\"uo\\te"} 0
@@ -109,6 +116,10 @@ nfsfair_class_threads_max{namespace="lab \"b\"\\2",class="caf\\xc3\\xa9"} 0
 # TYPE nfsfair_class_pool_dispatches_total counter
 nfsfair_class_pool_dispatches_total{namespace="lab \"b\"\\2",class="movers",pool="0"} 12000
 nfsfair_class_pool_dispatches_total{namespace="lab \"b\"\\2",class="movers",pool="1"} 345
+# HELP nfsfair_class_pool_thread_seconds_total Time the class's calls held one pool's threads, for calls that ended.
+# TYPE nfsfair_class_pool_thread_seconds_total counter
+nfsfair_class_pool_thread_seconds_total{namespace="lab \"b\"\\2",class="movers",pool="0"} 60.000000123
+nfsfair_class_pool_thread_seconds_total{namespace="lab \"b\"\\2",class="movers",pool="1"} 1.500000000
 # HELP nfsfair_rule_hits_total Connections the rule classified, at accept and after a table change.
 # TYPE nfsfair_rule_hits_total counter
 nfsfair_rule_hits_total{namespace="lab \"b\"\\2",position="1",prefix="127.0.0.2/32",target="movers",origin="0"} 7
@@ -117,6 +128,9 @@ nfsfair_rule_hits_total{namespace="lab \"b\"\\2",position="3",prefix="2001:db8::
 # HELP nfsfair_client_dispatches_total Requests dispatched from the connections of an NFSv4.1 client ID.
 # TYPE nfsfair_client_dispatches_total counter
 nfsfair_client_dispatches_total{namespace="lab \"b\"\\2",client_id="0x6b0f2c1a00000003",owner="Linux \\x22host\\x22\\x01\\xff tail"} 99
+# HELP nfsfair_client_thread_seconds_total Time the calls of an NFSv4.1 client ID held an nfsd thread, for calls that ended.
+# TYPE nfsfair_client_thread_seconds_total counter
+nfsfair_client_thread_seconds_total{namespace="lab \"b\"\\2",client_id="0x6b0f2c1a00000003",owner="Linux \\x22host\\x22\\x01\\xff tail"} 0.002500000
 # HELP nfsfair_client_connections Connections bound to the NFSv4.1 client ID now.
 # TYPE nfsfair_client_connections gauge
 nfsfair_client_connections{namespace="lab \"b\"\\2",client_id="0x6b0f2c1a00000003",owner="Linux \\x22host\\x22\\x01\\xff tail"} 2
@@ -129,6 +143,9 @@ nfsfair_client_queued_connections{namespace="lab \"b\"\\2",client_id="0x6b0f2c1a
 # HELP nfsfair_client_pool_dispatches_total Requests dispatched from an NFSv4.1 client ID's connections by one pool's threads.
 # TYPE nfsfair_client_pool_dispatches_total counter
 nfsfair_client_pool_dispatches_total{namespace="lab \"b\"\\2",client_id="0x6b0f2c1a00000003",owner="Linux \\x22host\\x22\\x01\\xff tail",pool="3"} 99
+# HELP nfsfair_client_pool_thread_seconds_total Time the calls of an NFSv4.1 client ID held one pool's threads, for calls that ended.
+# TYPE nfsfair_client_pool_thread_seconds_total counter
+nfsfair_client_pool_thread_seconds_total{namespace="lab \"b\"\\2",client_id="0x6b0f2c1a00000003",owner="Linux \\x22host\\x22\\x01\\xff tail",pool="3"} 0.002500000
 # EOF
 EOF
 check "the printer prints exactly the lines expected" diff -u "$tmp/want" "$tmp/good"
@@ -143,6 +160,17 @@ check "every sample follows a HELP and a TYPE of its name; counters end in _tota
 	     /^# EOF$/ { next }
 	     { n = $0; sub(/[{ ].*/, "", n); if (!help[n] || !type[n]) bad = 1 }
 	     END { exit bad }' "$tmp/good"
+
+# A kernel without thread-time: its four families keep their HELP and
+# TYPE, with no sample (not a 0), and every other line is as above.
+"$tmp/print" old > "$tmp/old"
+check "no thread-time: promtool passes, # EOF" valid "$tmp/old"
+check "no thread-time: no sample of a thread_seconds family" \
+	eval '! grep -q "^nfsfair_[a-z_]*thread_seconds_total{" "$tmp/old"'
+check "no thread-time: the families' HELP and TYPE still there" eval \
+	'[ "$(grep -c "^# TYPE nfsfair_[a-z_]*thread_seconds_total counter$" "$tmp/old")" = 4 ]'
+check "no thread-time: the rest exactly as with it" \
+	diff -u <(grep -v "^nfsfair_[a-z_]*thread_seconds_total{" "$tmp/good") "$tmp/old"
 
 # Broken copies: each fails the check.
 sed 's/nfsfair_rule_hits_total/nfsfair_rule_hits/' "$tmp/good" > "$tmp/no-total"
@@ -184,7 +212,9 @@ sed 's/\\//g' "$top/cli/nfsfair-ctl.8" > "$tmp/page"
 for w in nfsfair-metrics.service nfsfair-metrics.timer /var/lib/prometheus/node-exporter/nfsfair.prom \
 	--openmetrics --output nfsfair_class_limit nfsfair_class_limit_skips_total \
 	nfsfair_class_limit_seconds_total nfsfair_class_threads_max \
-	nfsfair_class_pool_dispatches_total nfsfair_client_pool_dispatches_total; do
+	nfsfair_class_pool_dispatches_total nfsfair_client_pool_dispatches_total \
+	nfsfair_class_thread_seconds_total nfsfair_class_pool_thread_seconds_total \
+	nfsfair_client_thread_seconds_total nfsfair_client_pool_thread_seconds_total; do
 	check "cli/nfsfair-ctl.8 names $w" grep -qF -- "$w" "$tmp/page"
 done
 tap_done
