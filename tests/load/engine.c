@@ -71,15 +71,15 @@ static uint64_t rng_next(uint64_t *s)
 	return x * 0x2545f4914f6cdd1dull;
 }
 
-/* load_hold_us - one call's hold: --hold-us, spread uniformly by --jitter. */
-uint32_t load_hold_us(const struct options *o, uint64_t *rng)
+/* load_hold_us - one call's hold: base_us, spread uniformly by --jitter. */
+uint32_t load_hold_us(const struct options *o, uint32_t base_us, uint64_t *rng)
 {
 	double u, v;
 
 	if (o->jitter_pct == 0)
-		return o->hold_us;
+		return base_us;
 	u = (double)(rng_next(rng) >> 11) / (double)(1ull << 53);
-	v = o->hold_us * (1 + o->jitter_pct / 100 * (2 * u - 1));
+	v = base_us * (1 + o->jitter_pct / 100 * (2 * u - 1));
 	if (v <= 0)
 		return 0;
 	if (v >= UINT32_MAX)
@@ -126,6 +126,106 @@ static bool measuring(const struct run *r)
 static bool filling(const struct run *r)
 {
 	return r->phase == PH_WARMUP || measuring(r);
+}
+
+/*
+ * Per-group schedules (--start, --pause, --hold-switch) count from the
+ * start of the measured time; a group with a --start sends nothing in
+ * the warm-up. Burst runs have none (main.c refuses them).
+ */
+static bool sched_on(const struct run *r)
+{
+	return r->o->nsched && r->phase == PH_MEASURE;
+}
+
+/* group_quiet - whether group g may send no new call at now. */
+static bool group_quiet(const struct run *r, const struct group *g, uint64_t now)
+{
+	const struct sched *s;
+	uint64_t t;
+	unsigned int i;
+
+	if (!g->start && !g->paused)
+		return false;
+	if (r->phase == PH_WARMUP)
+		return g->start != NULL;
+	if (!sched_on(r))
+		return false;
+	t = now - r->measure_start;
+	for (i = 0; i < r->o->nsched; i++) {
+		s = &r->o->sched[i];
+		if (s->g != g)
+			continue;
+		if (s->kind == SCHED_START && t < s->from_ns)
+			return true;
+		if (s->kind == SCHED_PAUSE && s->from_ns <= t && t < s->to_ns)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * next_wake - when, after now, a quiet group may send again: the first
+ * --start or --pause end still ahead (0: none).
+ */
+static uint64_t next_wake(const struct run *r, uint64_t now)
+{
+	const struct sched *s;
+	uint64_t at, best = 0;
+	unsigned int i;
+
+	if (!sched_on(r))
+		return 0;
+	for (i = 0; i < r->o->nsched; i++) {
+		s = &r->o->sched[i];
+		if (s->kind == SCHED_START)
+			at = r->measure_start + s->from_ns;
+		else if (s->kind == SCHED_PAUSE)
+			at = r->measure_start + s->to_ns;
+		else
+			continue;
+		if (at > now && (!best || at < best))
+			best = at;
+	}
+	return best;
+}
+
+/*
+ * group_hold - the hold group g's next call asks: its HOLD list (or the
+ * one its latest --hold-switch gave it), cycled call by call from the
+ * list's first hold each time the list changes; --hold-us for a group
+ * that gave none; spread by --jitter.
+ */
+static uint32_t group_hold(struct run *r, struct group *g, uint64_t now)
+{
+	const struct hold_list *l = g->hold.n ? &g->hold : NULL;
+	const struct sched *s, *best = NULL;
+	uint32_t base;
+	uint64_t t;
+	unsigned int i;
+
+	if (sched_on(r)) {
+		t = now - r->measure_start;
+		for (i = 0; i < r->o->nsched; i++) {
+			s = &r->o->sched[i];
+			if (s->g == g && s->kind == SCHED_SWITCH && s->from_ns <= t &&
+			    (!best || s->from_ns >= best->from_ns))
+				best = s;
+		}
+		if (best)
+			l = &best->hold;
+	}
+	if (l != g->cur) {
+		g->cur = l;
+		g->hold_next = 0;
+	}
+	if (!l) {
+		base = r->o->hold_us;
+	} else {
+		base = l->us[g->hold_next];
+		g->hold_next = (g->hold_next + 1) % l->n;
+	}
+	return load_hold_us(r->o, base, &r->rng);
 }
 
 const char *load_proc_name(enum load_proc proc)
@@ -250,16 +350,18 @@ static int conn_fill(struct run *r, struct conn *c)
 
 	if (!c->ready || !filling(r))
 		return 0;
-	if (!c->g->burst)
-		want = c->nfree;
-	else if (r->phase == PH_BURST)
+	now = now_ns();
+	if (!c->g->burst) {
+		if (!group_quiet(r, c->g, now))
+			want = c->nfree;
+	} else if (r->phase == PH_BURST) {
 		want = c->nfree < c->quota ? c->nfree : c->quota;
+	}
 	if (!want)
 		return 0;
 
 	/* every slot's call fits: the buffer holds depth of them */
 	conn_out_tail(c);
-	now = now_ns();
 	while (want--) {
 		idx = c->free[--c->nfree];
 		s = &c->slots[idx];
@@ -268,7 +370,8 @@ static int conn_fill(struct run *r, struct conn *c)
 		s->sent_ns = now;
 		r->outstanding++;
 		p = c->out + c->out_len;
-		hold = load_hold_us(r->o, &r->rng);
+		hold = group_hold(r, c->g, now);
+		s->hold_us = hold;
 		if (r->o->proc == LOAD_PROC_V41)
 			c->out_len += session_encode_probe(c, idx, p, hold);
 		else
@@ -321,7 +424,7 @@ static void run_end(struct run *r, uint64_t now)
 		run_done(r);
 		return;
 	}
-	hold_max_ns = (uint64_t)(r->o->hold_us * (1 + r->o->jitter_pct / 100) * 1000);
+	hold_max_ns = (uint64_t)(r->o->hold_max_us * (1 + r->o->jitter_pct / 100) * 1000);
 	r->phase = PH_TEARDOWN;
 	r->phase_end = now + TEARDOWN_NS + r->outstanding * hold_max_ns;
 	if (!r->outstanding)
@@ -349,6 +452,20 @@ static void burst_end(struct run *r, uint64_t now)
 	}
 }
 
+/*
+ * wake_groups - a quiet group's time to send may have come: fill every
+ * connection (conn_fill leaves the still quiet ones alone) and set the
+ * next such time.
+ */
+static void wake_groups(struct run *r, uint64_t now)
+{
+	unsigned int i;
+
+	r->wake = next_wake(r, now);
+	for (i = 0; i < r->nconns && r->phase == PH_MEASURE; i++)
+		conn_fill(r, &r->conns[i]);
+}
+
 /* next_phase - the current phase's time is up. */
 static void next_phase(struct run *r, uint64_t now)
 {
@@ -360,6 +477,8 @@ static void next_phase(struct run *r, uint64_t now)
 		} else {
 			r->phase = PH_MEASURE;
 			r->phase_end = now + (uint64_t)(r->o->duration_s * NSEC);
+			if (r->o->nsched)
+				wake_groups(r, now);
 		}
 		break;
 	case PH_GAP:
@@ -409,6 +528,27 @@ static void window_add(const struct run *r, struct group *g, uint64_t now)
 	g->windows[i < r->o->nwindows ? i : r->o->nwindows - 1]++;
 }
 
+/*
+ * window_thread - spread a completed call's hold over the windows it
+ * overlaps, taking it to have ended when its reply came: the hold hook
+ * replies as its sleep ends, so under time-travel this is when nfsd held
+ * the thread (in real time, a little earlier). A part before the
+ * measured time is not counted; one after the last window's end counts
+ * in it, as completions do.
+ */
+static void window_thread(const struct run *r, struct group *g, uint64_t now, uint32_t hold_us)
+{
+	uint64_t w = (uint64_t)r->o->window_ms * 1000000, n = r->o->nwindows;
+	uint64_t end = now - r->measure_start, beg, i, stop;
+
+	beg = end > (uint64_t)hold_us * 1000 ? end - (uint64_t)hold_us * 1000 : 0;
+	for (i = beg / w < n ? beg / w : n - 1; beg < end; i++) {
+		stop = i + 1 == n || (i + 1) * w > end ? end : (i + 1) * w;
+		g->win_thread_ns[i] += stop - beg;
+		beg = stop;
+	}
+}
+
 /* conn_reply - one whole reply record has arrived. */
 static int conn_reply(struct run *r, struct conn *c, uint64_t now)
 {
@@ -445,9 +585,15 @@ static int conn_reply(struct run *r, struct conn *c, uint64_t now)
 		}
 		if (measuring(r)) {
 			g->ops++;
+			g->thread_us += s->hold_us;
 			hist_add(g->lat, now - s->sent_ns);
-			if (g->windows)
+			if (g->start && !g->first_ns && r->phase == PH_MEASURE &&
+			    now - r->measure_start >= g->start->from_ns)
+				g->first_ns = now;
+			if (g->windows) {
 				window_add(r, g, now);
+				window_thread(r, g, now, s->hold_us);
+			}
 		}
 	}
 	if (g->burst && r->phase == PH_BURST && --r->burst_left == 0)
@@ -654,7 +800,13 @@ static int run_loop(struct run *r)
 			run_end(r, now);
 			continue;
 		}
+		if (r->wake && now >= r->wake && r->phase == PH_MEASURE) {
+			wake_groups(r, now);
+			continue;
+		}
 		until = r->phase_end && r->phase_end < r->deadline ? r->phase_end : r->deadline;
+		if (r->wake && r->phase == PH_MEASURE && r->wake < until)
+			until = r->wake;
 		ms = (int)((until - now + 999999) / 1000000);
 		n = epoll_wait(r->epfd, ev, MAX_EVENTS, ms);
 		if (n < 0) {

@@ -21,6 +21,7 @@ struct slot {
 	uint32_t gen;			/* calls this slot has carried */
 	uint32_t seqid;			/* v4.1: the last sa_sequenceid SEQUENCE took */
 	uint64_t sent_ns;
+	uint32_t hold_us;		/* the hold its call asked */
 	bool busy;
 };
 
@@ -72,6 +73,7 @@ struct run {
 	uint64_t burst_start;
 	uint64_t burst_left;		/* burst replies still to come */
 	uint64_t outstanding;		/* calls in slots, all connections */
+	uint64_t wake;			/* a quiet group's next start (0: none) */
 	uint64_t rng;
 	unsigned int errors_shown;
 	struct client41 *clients;	/* v4.1: one per group */

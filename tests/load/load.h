@@ -22,6 +22,7 @@
 #define MAX_CONNS 4096		/* per group */
 #define MAX_DEPTH 4096		/* per connection */
 #define MAX_WINDOWS 100000	/* --window-ms windows in a run */
+#define MAX_HOLDS 64		/* holds in one HOLD list */
 
 enum load_proc {
 	LOAD_PROC_NULL,			/* NFSv3 NULL */
@@ -48,6 +49,29 @@ void hist_add(struct hist *h, uint64_t ns);
 void hist_merge(struct hist *dst, const struct hist *src);
 uint64_t hist_quantile(const struct hist *h, double q);
 
+/* HOLD: holds in us, cycled call by call (n == 0: none given). */
+struct hold_list {
+	uint32_t us[MAX_HOLDS];
+	unsigned int n;
+};
+
+/* A change to one group's calls over the measured time. */
+enum sched_kind {
+	SCHED_SWITCH,			/* --hold-switch NAME:SECONDS:HOLD */
+	SCHED_START,			/* --start NAME:SECONDS */
+	SCHED_PAUSE,			/* --pause NAME:FROM:TO */
+};
+
+struct sched {
+	enum sched_kind kind;
+	const char *arg;		/* as given, for messages */
+	char name[GROUP_NAME_MAX];
+	struct group *g;		/* resolved once every --group is read */
+	double from_s, to_s;		/* into the measured time; to: a pause's end */
+	uint64_t from_ns, to_ns;
+	struct hold_list hold;		/* SCHED_SWITCH */
+};
+
 struct group {
 	char name[GROUP_NAME_MAX];
 	char source[64];		/* the address as printed */
@@ -56,11 +80,20 @@ struct group {
 	unsigned int conns;
 	unsigned int depth;
 	bool burst;			/* the --burst-group */
+	struct hold_list hold;		/* its own holds (n == 0: --hold-us) */
+	const struct sched *start;	/* --start, or NULL */
+	bool paused;			/* has a --pause */
+	/* the run's state */
+	const struct hold_list *cur;	/* the holds in use (NULL: --hold-us) */
+	unsigned int hold_next;		/* the next one's index in it */
 	/* results, from the end of the warm-up on (errors: whole run) */
 	uint64_t ops;
 	uint64_t errors;
+	uint64_t thread_us;		/* holds asked by the calls counted in ops */
+	uint64_t first_ns;		/* --start: its first completion (0: none) */
 	struct hist *lat;
 	uint64_t *windows;		/* --window-ms: completions in each window */
+	uint64_t *win_thread_ns;	/* --window-ms: hold time in each window */
 	/* v4.1: the sessions the group's connections share */
 	unsigned int sessions;
 	unsigned int slots;		/* fore channel slots granted, all sessions */
@@ -74,7 +107,10 @@ struct options {
 	struct group *groups;
 	unsigned int ngroups;
 	enum load_proc proc;
-	uint32_t hold_us;
+	uint32_t hold_us;		/* for groups without a HOLD of their own */
+	uint32_t hold_max_us;		/* the longest hold any call may ask */
+	struct sched *sched;		/* --hold-switch, --start, --pause */
+	unsigned int nsched;
 	double jitter_pct;
 	double duration_s;
 	double warmup_s;
@@ -249,7 +285,7 @@ void nfs41_status_describe(uint32_t status, char *buf, size_t size);
 
 /* engine.c */
 int load_run(const struct options *o, struct results *res);
-uint32_t load_hold_us(const struct options *o, uint64_t *rng);
+uint32_t load_hold_us(const struct options *o, uint32_t base_us, uint64_t *rng);
 uint32_t load_xid_base(unsigned int id);
 int format_addr(const struct sockaddr_storage *ss, bool with_port, char *buf, size_t size);
 

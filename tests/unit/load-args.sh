@@ -6,6 +6,10 @@
 # fragments and dribbled out a few bytes at a time, replies out of order,
 # RPC-level errors, a server that hangs up and one that never answers, and
 # --window-ms splits each group's completions over the measured time.
+# Per-group holds (issue 40): a group's HOLD, or list of holds cycled call
+# by call, reaches the wire, and its completions' holds are its
+# thread-time, in the totals and the windows; --hold-switch, --start and
+# --pause change a group's calls at their times.
 # For NFSv4.1 (--proc v41) the stand-in grants 5 slots a session and
 # checks every SEQUENCE's session, binding, slot and seqid: the client
 # spreads its connections over as many sessions as it takes, binds the
@@ -42,7 +46,7 @@ fails_with() {
 ok_group=(--group a:127.0.0.2:1:4)
 
 check "--help prints the usage and exits 0" \
-	eval '"$load" --help | grep -q -- "--group NAME:SRCADDR:CONNS:DEPTH"'
+	eval '"$load" --help | grep -q -- "--group NAME:SRCADDR:CONNS:DEPTH\[:HOLD\]"'
 fails_with "no --group: exit 2 naming --group" "--group"
 fails_with "--group with three fields: exit 2 naming it" "--group 'a:127.0.0.2:1'" \
 	--group a:127.0.0.2:1
@@ -93,6 +97,55 @@ fails_with "--window-ms 1 over an hour: too many windows, exit 2" "--window-ms: 
 	"${ok_group[@]}" --window-ms 1 --duration 3600 --timeout 4000
 check "--help documents --window-ms" eval '"$load" --help | grep -q -- "--window-ms N"'
 
+# Per-group holds and schedules: refusals name the argument and the field.
+fails_with "--group with HOLD x: exit 2 naming HOLD" "--group 'a:127.0.0.2:1:4:x': HOLD" \
+	--group a:127.0.0.2:1:4:x
+fails_with "--group with an empty HOLD: exit 2 naming HOLD" "HOLD '': expected US or US,US" \
+	--group a:127.0.0.2:1:4:
+fails_with "--group with HOLD 1000,,5: exit 2 naming HOLD" "HOLD '1000,,5'" \
+	--group a:127.0.0.2:1:4:1000,,5
+fails_with "--group with HOLD -1: exit 2 naming it" "'-1' is not a whole number of us" \
+	--group a:127.0.0.2:1:4:-1
+fails_with "--group with HOLD 4294967296: exit 2 naming it" "'4294967296' is not a whole" \
+	--group a:127.0.0.2:1:4:4294967296
+fails_with "--group with 65 holds: exit 2" "more than 64 holds" \
+	--group "a:127.0.0.2:1:4:$(seq -s, 65)"
+fails_with "--group with six fields: exit 2 naming the form" \
+	"'a:127.0.0.2:1:4:1000:5': expected NAME:SRCADDR:CONNS:DEPTH[:HOLD]" \
+	--group a:127.0.0.2:1:4:1000:5
+fails_with "--group a:fd00::1:2:1:4 could be read two ways: exit 2 asking for brackets" \
+	"Put an IPv6 SRCADDR in brackets" --group a:fd00::1:2:1:4 --server ::1
+fails_with "--group 'a:[::1:1:4' without its ']': exit 2" "needs its ']'" \
+	--group 'a:[::1:1:4' --server ::1
+fails_with "--hold-switch naming no group: exit 2 naming it" "--hold-switch 'zz:1:5': no --group" \
+	"${ok_group[@]}" --hold-switch zz:1:5
+fails_with "--hold-switch before its --group still finds it, past --duration: exit 2" \
+	"--hold-switch 'a:20:5': 20 s is past --duration 10 s" --hold-switch a:20:5 "${ok_group[@]}"
+fails_with "--hold-switch with SECONDS x: exit 2 naming SECONDS" "--hold-switch 'a:x:5': SECONDS" \
+	"${ok_group[@]}" --hold-switch a:x:5
+fails_with "--hold-switch without HOLD: exit 2 naming the form" "expected NAME:SECONDS:HOLD" \
+	"${ok_group[@]}" --hold-switch a:1
+fails_with "--hold-switch with HOLD y: exit 2 naming HOLD" "--hold-switch 'a:1:y': HOLD" \
+	"${ok_group[@]}" --hold-switch a:1:y
+fails_with "--hold-switch with --burst: exit 2" "--hold-switch: changes a backlogged run" \
+	"${ok_group[@]}" --hold-switch a:1:5 --burst 3 --burst-group a
+fails_with "--start NAME:S:X: exit 2 naming the form" "--start 'a:1:2': expected NAME:SECONDS" \
+	"${ok_group[@]}" --start a:1:2
+fails_with "two --start for one group: exit 2 naming both" "already has --start 'a:1'" \
+	"${ok_group[@]}" --start a:1 --start a:2
+fails_with "--start at --duration: exit 2" "--start 'a:10': 10 s is past --duration 10 s" \
+	"${ok_group[@]}" --start a:10
+fails_with "--pause 3 to 2: exit 2 naming both" "--pause 'a:3:2': FROM 3 s is not before TO 2 s" \
+	"${ok_group[@]}" --pause a:3:2
+fails_with "--pause past --duration: exit 2" "--pause 'a:1:20': 20 s is past --duration" \
+	"${ok_group[@]}" --pause a:1:20
+fails_with "--pause with TO z: exit 2 naming TO" "--pause 'a:1:z': TO" "${ok_group[@]}" --pause a:1:z
+check "--help documents HOLD, --hold-switch, --start, --pause and thread-time" \
+	eval '"$load" --help | grep -q -- "--hold-switch NAME:SECONDS:HOLD" &&
+	      "$load" --help | grep -q -- "--start NAME:SECONDS" &&
+	      "$load" --help | grep -q -- "--pause NAME:FROM:TO" &&
+	      "$load" --help | grep -q "share of thread-time"'
+
 # The wire format, word by word:
 #   record mark (last fragment | 92), xid, CALL, RPC version 2,
 #   program 100003, version 3, procedure 1 (GETATTR),
@@ -112,6 +165,12 @@ check "the hold is big-endian in bytes 8..11 of the handle (--hold-us 305419896)
 	eval '[ "$("$load" --dump-request --hold-us 305419896)" = "$expect_hold" ]'
 check "NULL encodes as expected: no arguments" \
 	eval '[ "$("$load" --dump-request --proc null)" = "$expect_null" ]'
+check "a group's HOLD is its first call's hold (a:...:4:305419896,7)" \
+	eval '[ "$("$load" --dump-request --group a:127.0.0.2:1:4:305419896,7)" = "$expect_hold" ]'
+check "an IPv6 group in brackets takes a HOLD too (a:[::1]:1:4:305419896)" \
+	eval '[ "$("$load" --dump-request --server ::1 --group "a:[::1]:1:4:305419896")" = "$expect_hold" ]'
+check "an IPv6 group without brackets and without HOLD reads as before (a:::1:1:4)" \
+	eval '[ "$("$load" --dump-request --server ::1 --group a:::1:1:4)" = "$expect_getattr" ]'
 
 # NFSv4.1, RFC 8881: record mark (last fragment | 144), xid, CALL, RPC 2,
 #   program 100003, version 4, procedure 1 (COMPOUND), the same AUTH_SYS;
@@ -158,6 +217,11 @@ json() {
 		"$tmp/out" "$1"
 }
 
+# group_is NAME EXPR: EXPR (Python, over group NAME's report as g) is true.
+group_is() {
+	json "[g for g in r['groups'] if g['name'] == '$1' and ($2)] != []"
+}
+
 ops_ok='all(g["ops"] > 0 and g["errors"] == 0 for g in r["groups"])'
 shares='abs(sum(g["share_pct"] for g in r["groups"]) - 100) < 0.5'
 
@@ -191,6 +255,64 @@ check "--window-ms 200: 3 windows, the last short, adding up to the ops" windows
 	--window-ms 100 > "$tmp/out" 2> "$tmp/err"
 check "--window-ms in the text report: a line of 3 counts for the group" \
 	grep -qE '^a, per 100 ms: [0-9]+ [0-9]+ [0-9]+$' "$tmp/out"
+
+# Per-group holds against the stand-in (it answers at once, so these
+# check what the report counts, not how long nfsd held anything): a's
+# calls ask 1000 us, b's 3000; thread-time is each group's ops times its
+# hold, the shares follow, and the total is the sum.
+run --group c:127.0.0.3:1:2:1000 --group d:127.0.0.4:2:2:3000
+check "own holds: exit 0" [ "$rc" -eq 0 ]
+check "own holds: thread_s is ops x hold, for each group" \
+	json 'all(abs(g["thread_s"] - g["ops"] * {"a": 0.01, "b": 0.01, "c": 0.001, "d": 0.003}[g["name"]]) < 1e-6
+		  for g in r["groups"])'
+check "own holds: thread_pct is each group's thread_s over the total's" \
+	json 'all(abs(g["thread_pct"] - 100 * g["thread_s"] / r["total_thread_s"]) < 0.002
+		  for g in r["groups"]) and abs(sum(g["thread_s"] for g in r["groups"]) - r["total_thread_s"]) < 1e-5'
+check "own holds: each group's hold_us in the report, --hold-us for those without" \
+	json '[g["hold_us"] for g in r["groups"]] == [[10000], [10000], [1000], [3000]]'
+# One call outstanding cycling 1000 and 3000: completed calls alternate,
+# so its thread-time is 2 ms a call, to one call's 1 ms.
+"$load" --port "$port" --group m:127.0.0.1:1:1:1000,3000 --warmup 0.2 --duration 0.5 \
+	--timeout 10 --json > "$tmp/out" 2> "$tmp/err"
+check "a HOLD list is cycled call by call: 2 ms a call, to within one call" \
+	json 'r["groups"][0]["ops"] > 10 and abs(r["groups"][0]["thread_s"] - r["groups"][0]["ops"] * 0.002) <= 0.001 + 1e-9'
+# b starts 0.3 s in and a is quiet from 0.3 to 0.5 s, in 1 s measured
+# by windows of 100 ms; a's hold goes from 1000 to 5000 us at 0.6 s.
+# (On a busy host the stand-in may answer late: no window is required
+# to hold a reply, and the replies to the calls a pause leaves out may
+# fall in either window of the pause.)
+"$load" --port "$port" --group a:127.0.0.1:1:4:1000 --group b:127.0.0.2:1:4 --start b:0.3 \
+	--pause a:0.3:0.5 --hold-switch a:0.6:5000 --warmup 0.2 --duration 1 --window-ms 100 \
+	--timeout 10 --json > "$tmp/out" 2> "$tmp/err"
+rc=$?
+check "--start, --pause, --hold-switch: exit 0" [ "$rc" -eq 0 ] || diag "stderr: $(cat "$tmp/err")"
+check "--start b:0.3: no reply to b in windows 0-2, replies after" \
+	group_is b 'g["windows"][:3] == [0, 0, 0] and sum(g["windows"][3:]) > 0'
+check "--start b:0.3: start_s and first_ms (its first reply, under a second later)" \
+	group_is b 'g["start_s"] == 0.3 and 0 <= g["first_ms"] < 1000'
+check "--pause a:0.3:0.5: in windows 3 and 4, no more than the 4 calls it had out" \
+	group_is a 'g["windows"][3] + g["windows"][4] <= 4 and sum(g["windows"][5:]) > 0'
+check "--pause a:0.3:0.5: in the report" group_is a 'g["pauses"] == [[0.3, 0.5]]'
+# thread-ms over replies: 1 ms a call before the switch, 5 after (the
+# stand-in replies at once: a window's thread-time may take in a part of
+# the holds of calls answered early in the next one)
+ratio() {	# ratio FROM TO: a's thread-ms a reply in windows FROM to TO - 1
+	echo "sum(g['windows_thread_ms'][$1:$2]) / max(1, sum(g['windows'][$1:$2]))"
+}
+check "--hold-switch a:0.6:5000: 1 ms a reply in windows 0-2, 5 ms in 7-9 (+-10%)" \
+	group_is a "0.9 <= $(ratio 0 3) <= 1.1 and 4.5 <= $(ratio 7 10) <= 5.5" ||
+	diag "$(cat "$tmp/out")"
+check "--hold-switch: in the report" group_is a 'g["hold_switches"] == [{"at_s": 0.6, "hold_us": [5000]}]'
+check "windows_thread_ms: one a window" \
+	json 'all(len(g["windows_thread_ms"]) == len(g["windows"]) == 10 for g in r["groups"])'
+"$load" --port "$port" --group a:127.0.0.1:1:4:1000,3000 --group b:127.0.0.2:1:4 --start b:0.1 \
+	--pause a:0.1:0.2 --warmup 0.1 --duration 0.3 --window-ms 100 --timeout 10 > "$tmp/out" 2> "$tmp/err"
+check "text report: a thread% column, each group's holds and schedule, thread-ms windows" \
+	eval 'grep -qE "^group +source +conns +depth +ops +ops/s +share% +thread% +p50_ms" "$tmp/out" &&
+	      grep -qx "a: hold 1000,3000 us, quiet from 0.1 to 0.2 s" "$tmp/out" &&
+	      grep -qE "^b: hold 10000 us, starts at 0.1 s, first reply [0-9.]+ ms later$" "$tmp/out" &&
+	      grep -qE "^a, thread-ms per 100 ms: [0-9.]+ [0-9.]+ [0-9.]+$" "$tmp/out"' ||
+	diag "$(cat "$tmp/out")"
 
 require "stand-in server starts (split)" serve split
 run --proc null
@@ -248,11 +370,6 @@ events() {
 # refusals: say which of the stand-in's v4.1 answers were errors, and how often.
 refusals() {
 	diag "refused: $(grep error "$tmp/first.events" | sort | uniq -c | tr "\n" ";")"
-}
-
-# group_is NAME EXPR: EXPR (Python, over group NAME's report as g) is true.
-group_is() {
-	json "[g for g in r['groups'] if g['name'] == '$1' and ($2)] != []"
 }
 
 require "stand-in server starts (v41)" serve v41
