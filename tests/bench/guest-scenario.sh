@@ -10,9 +10,9 @@
 #
 # TABLE: "none" (nothing configured), "per-host" (127.0.0.0/8, each
 # address its own client), "per-client" (127.0.0.0/8, each NFSv4.1 client
-# ID its own client, per-host until bound), or "class:NAME[/LIMIT]=ADDR[+ADDR...]" items
-# joined by ",", each making the listed /32 addresses one class, with that
-# thread limit if given.
+# ID its own client, per-host until bound), or "class:ITEM[,ITEM...]", each
+# ITEM "NAME[/LIMIT][@WEIGHT]=ADDR[+ADDR...]" making the listed /32
+# addresses one class, with that thread limit and weight if given.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/tests/uml/guest-lib.sh"
@@ -41,12 +41,16 @@ class:*)
 	IFS=, read -ra items <<< "${table#class:}"
 	for item in "${items[@]}"; do
 		name=${item%%=*}
-		limit=
+		attrs=
+		if [[ $name == *@* ]]; then
+			attrs=", \"weight\": ${name#*@}"
+			name=${name%%@*}
+		fi
 		if [[ $name == */* ]]; then
-			limit=", \"limit\": ${name#*/}"
+			attrs+=", \"limit\": ${name#*/}"
 			name=${name%%/*}
 		fi
-		ynl --do class-new --json "{\"name\": \"$name\"$limit}" > /dev/null
+		ynl --do class-new --json "{\"name\": \"$name\"$attrs}" > /dev/null
 		IFS=+ read -ra addrs <<< "${item#*=}"
 		for a in "${addrs[@]}"; do
 			ynl --do rule-append --json \
