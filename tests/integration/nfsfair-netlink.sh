@@ -100,7 +100,7 @@ check "movers: one peer address" [ "$(field "$reply" peers)" = 1 ]
 clients=$(ynl --dump client-get)
 diag "clients: $clients"
 check "client-get: 127.0.0.3/32 is one per-host client with 4 connections, 1 peer" \
-	grep -q '"kind": "per-host", "addr4": "127.0.0.3", "prefix-len": 32, "connections": 4, "dispatches": [0-9]*, "queued": [0-9]*, "peers": 1, "threads": [0-9]*, "pool": \[{"id": 0, "dispatches": [0-9]*, ' <<< "$clients"
+	grep -q '"kind": "per-host", "addr4": "127.0.0.3", "prefix-len": 32, "connections": 4, "dispatches": [0-9]*, "queued": [0-9]*, "peers": 1, "threads": [0-9]*, "thread-ns": [0-9]*, "cost-ns": [0-9]*, "pool": \[{"id": 0, "dispatches": [0-9]*, ' <<< "$clients"
 check "client-get: the movers class is one client" \
 	grep -q '"kind": "class", "class": "movers", "connections": 1' <<< "$clients"
 events=$(fair_events_during sh -c 'ls -l /run/nfsfair/c &&
@@ -112,6 +112,11 @@ check "svc_fair_dequeue names the per-host client: kind, prefix, no class or ID"
 	diag "$(grep -m3 svc_fair_dequeue /run/nfsfair/trace)"
 check "svc_fair_dequeue names the movers class" \
 	grep -q 'fair=class class=movers prefix=0\.0\.0\.0/0 id=0x0 qtime-us=' /run/nfsfair/trace
+# The thread-time each dispatch charges: the client's running mean, or
+# the pool's guess before its first call ended; never nothing.
+check "svc_fair_dequeue carries the charge of each dispatch" \
+	bash -c '! grep svc_fair_dequeue /run/nfsfair/trace | grep -qv " charge-ns=[1-9][0-9]*$"' ||
+	diag "$(grep svc_fair_dequeue /run/nfsfair/trace | grep -v ' charge-ns=[1-9]' | head -3)"
 check "hits counted on the per-host rule" \
 	grep -q '"position": 3, .*"hits": [1-9]' <<< "$(ynl --dump rule-get)"
 
