@@ -46,7 +46,8 @@ help:
 	@echo "make deb              the Debian packages nfsfair-tools and nfsfair-dkms in build/deb/, lintian-clean"
 	@echo "make check            build what is needed and run every test suite"
 	@echo "make check-churn      netns-churn.sh's full 200 namespace cycles (make check: 40)"
-	@echo "make bench            the fairness tables, baseline against nfsfair (build/bench/)"
+	@echo "make bench            the fairness and thread-time tables, baseline against nfsfair, then"
+	@echo "                      the dispatch-cost rows (ns per dispatch, a bare clock read beside)"
 	@echo "make bench-overhead   the dispatch path's cost, and table changes, in real time"
 	@echo "make bench-enqueues   svc_xprt_enqueue() calls per RPC, and how many were no-ops (tracepoints)"
 	@echo "make bench-appends    1000 single rule appends against 1000 table-gets, UML and, when"
@@ -177,6 +178,7 @@ check-churn: kernel userspace
 
 bench: kernel kernel-baseline userspace
 	@tests/bench/fairness $(BENCH_ARGS)
+	@tests/bench/dispatch-cost
 
 bench-overhead: kernel kernel-baseline userspace
 	@tests/bench/overhead $(BENCH_ARGS)
