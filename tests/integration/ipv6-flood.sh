@@ -14,7 +14,7 @@
 #     /64 (issue 20), and its calls complete at a turn a round;
 #  2. under -s ::/0 -j per-host/64: the whole flood is one client, and a
 #     well-behaved client from fd00:f200::/64 (nfsfair-load, 2 x 8 calls)
-#     gets 40% or more of nfsd's dispatches (half is its due) while every
+#     gets 40% or more of nfsd's thread-time (half is its due) while every
 #     flood connection keeps a call outstanding, by the kernel's
 #     client-get counters between two dumps;
 #  3. with no table: today's single queue, every connection served.
@@ -105,9 +105,11 @@ print(len(ph), len(ov), sum(x["connections"] for x in ov), sum(x["connections"] 
 }
 
 # share EXPLAIN BEFORE AFTER: the well-behaved client's clients (from its
-# explain --json) and their part of all dispatches between two client-get
-# dumps, as "GOOD_DISPATCHES ALL_DISPATCHES PERCENT CLIENTS_WITH_WORK";
-# fails when one of its clients is missing from either dump.
+# explain --json) and their part of all dispatches, and of all
+# thread-time (what nfsd shares), between two client-get dumps, as
+# "GOOD_DISPATCHES ALL_DISPATCHES PERCENT CLIENTS_WITH_WORK GOOD_THREAD_NS
+# ALL_THREAD_NS PERCENT"; fails when one of its clients is missing from
+# either dump.
 share() {
 	py 'import ipaddress, json, sys
 ex = json.load(open(sys.argv[1]))[0]["clients"]
@@ -119,14 +121,17 @@ def key(c):
 		return (c["kind"], ipaddress.ip_network("%s/%d" % (a, c["prefix-len"]), strict=False))
 	return (c["kind"], c.get("class"))
 mine = {key(c) for c in ex}
-b = {key(c): c["dispatches"] for c in json.load(open(sys.argv[2]))}
-a = {key(c): c["dispatches"] for c in json.load(open(sys.argv[3]))}
-if not mine or not all(k in a and k in b for k in mine):
+before = {key(c): c for c in json.load(open(sys.argv[2]))}
+after = {key(c): c for c in json.load(open(sys.argv[3]))}
+if not mine or not all(k in after and k in before for k in mine):
 	sys.exit("its clients %s are not in both dumps" % sorted(map(str, mine)))
-d = {k: v - b.get(k, 0) for k, v in a.items()}
-total = sum(d.values())
-g = sum(v for k, v in d.items() if k in mine)
-print(g, total, "%.3f" % (100.0 * g / max(total, 1)), sum(1 for v in d.values() if v > 0))' "$@"
+def part(field):
+	d = {k: c[field] - before[k][field] if k in before else c[field] for k, c in after.items()}
+	return sum(v for k, v in d.items() if k in mine), sum(d.values()), d
+g, total, d = part("dispatches")
+tg, ttotal, _ = part("thread-ns")
+print(g, total, "%.3f" % (100.0 * g / max(total, 1)), sum(1 for v in d.values() if v > 0),
+      tg, ttotal, "%.3f" % (100.0 * tg / max(ttotal, 1)))' "$@"
 }
 
 # flood_line WORD: the helper's last line starting with WORD.
@@ -346,7 +351,7 @@ fi
 flood_busy
 # 12 s between the dumps: some rounds of the 4098 busy clients.
 good_run per-host/128 ph128 12
-read -r g all pct active <<< "$good_share"
+read -r g all pct active tg tall tpct <<< "$good_share"
 check "per-host/128: the late well-behaved client is in an overflow client, the cap being full ($good_kinds)" \
 	[ "$good_kinds" = overflow ]
 check "per-host/128: its own /64's, fd00:f200::/64, holding its 2 connections alone, not the flood's" \
@@ -380,17 +385,17 @@ flood_busy
 # 12 s between the dumps, as for /128: the dumps themselves (python on
 # the guest's one CPU) are then a small part of the window.
 good_run per-host/64 ph64 12
-read -r g all pct active <<< "$good_share"
+read -r g all pct active tg tall tpct <<< "$good_share"
 check "per-host/64: nfsfair-load exits 0 with calls completed (${good_ops:-none})" \
 	[ "$good_rc" -eq 0 -a "${good_ops:-0}" -gt 0 ] || diag "stderr: $(cat "$out/ph64-good.err")"
 check "per-host/64: the well-behaved client is a per-host client of its own ($good_kinds)" \
 	[ "$good_kinds" = per-host ]
 check "per-host/64: its load was still running when the second dump was taken" \
 	[ "$good_outlasted" = yes ]
-check "per-host/64: it gets 40% or more of nfsd's dispatches ($pct%, $g of $all)" \
-	py 'import sys; sys.exit(not float(sys.argv[1]) >= 40)' "${pct:-0}" ||
+check "per-host/64: it gets 40% or more of nfsd's thread-time ($tpct%, $((${tg:-0} / 1000000)) of $((${tall:-0} / 1000000)) ms)" \
+	py 'import sys; sys.exit(not float(sys.argv[1]) >= 40)' "${tpct:-0}" ||
 	diag "kernel counters: $good_share"
-diag "per-host/64: the well-behaved client got $pct% of dispatches ($g of $all) against 50%" \
+diag "per-host/64: the well-behaved client got $tpct% of thread-time, $pct% of dispatches ($g of $all) against 50%" \
 	"for one of $active busy clients; by completions in the same window $good_calls" \
 	"(good, flood, %); nfsfair-load: $good_ops calls"
 check "per-host/64: every flood connection is served within 60 s" \
