@@ -3,11 +3,13 @@
 # and nfsfair-dkms installed by apt when the image was built. Three boots:
 #   1  the DKMS modules are the ones modprobe finds, the stock files are
 #      untouched; the admin's setup: a YAML class, 2 nfsd threads, an
-#      export, the metrics timer; reboot
+#      export, the metrics timer; the real-client phases' files; reboot
 #   2  nfsfaird's table is in place before nfs-server starts; the metrics
 #      file; shares of an nconnect=16 mount against a 1-connection mount
 #      writing to an export on a slow disk
 #      (NFSv3, NFSv4.1) with no table, per-host, and after a live edit;
+#      real clients on 4 threads, a stat() walker beside 8 random readers
+#      waiting on the disk, with no table and per-host (fair in time);
 #      unloading nfsd, lockd and sunrpc with a table loaded, autoloading
 #      sunrpc from nfsfaird, nfs-server again; apt remove nfsfair-dkms;
 #      reboot
@@ -41,6 +43,30 @@ from_stock() { case $(module_file "$1") in /lib/modules/$kver/kernel/*) ;; *) re
 wait_for() { local n=$1; shift; while ! "$@" 2>/dev/null; do n=$((n - 1)); [ $n -gt 0 ] || return 1; sleep 1; done; }
 active() { [ "$(systemctl is-active "$1")" = active ]; }
 mono() { systemctl show -P "$2" "$1"; }
+
+# Boot 2's real-client phases read big at random, 64 KiB at a time, and
+# walk walk/. big has every block written: a hole or an unwritten extent
+# (a sparse file, fallocate) would be read without the disk. 2 GiB: a
+# phase's reads (about 3,000 of 64 KiB, the disk's 100 a second) touch
+# under a tenth of it, so with the caches dropped at each phase's start
+# nearly every READ waits on the disk; in the guest's 3 GiB of RAM it
+# would stay cached were the caches not dropped. Written with the mount
+# async for the while: sync, each small file would cost its own commits
+# at 100 I/O a second. The files' content is not what is measured.
+make_real_files() {
+	mount -o remount,async /srv/nfs &&
+		dd if=/dev/zero of=/srv/nfs/big bs=16M count=128 oflag=direct status=none &&
+		python3 -c '
+import os
+for d in range(20):
+    os.makedirs("/srv/nfs/walk/d%02d" % d)
+    for f in range(100):
+        with open("/srv/nfs/walk/d%02d/f%03d" % (d, f), "wb") as fp:
+            fp.write(os.urandom(1024))
+' &&
+		sync && mount -o remount,sync /srv/nfs &&
+		[ "$(du -m /srv/nfs/big | cut -f1)" -ge 2048 ]
+}
 
 if [ "$boot" = 1 ]; then
 	for m in sunrpc lockd nfsd auth_rpcgss nfsv4 rpcrdma; do
@@ -89,6 +115,9 @@ if [ "$boot" = 1 ]; then
 	echo "/srv/nfs 192.0.2.0/24(rw,sync,no_root_squash,insecure,no_subtree_check) 127.0.0.1(rw,sync,no_root_squash,insecure,no_subtree_check)" > /etc/exports
 	# One write each: the mount is sync.
 	for i in $(seq 1 16); do dd if=/dev/urandom of=/srv/nfs/f$i bs=1M count=1 iflag=fullblock status=none; done
+	t0=$SECONDS
+	check "the real-client phases' files: big (2 GiB, written) and walk/ (2000 small files)" make_real_files
+	diag "big and walk/ took $((SECONDS - t0)) s"
 	check "nfsfaird, nfs-server and the metrics timer enable" \
 		systemctl enable -q nfsfaird.service nfs-server.service nfsfair-metrics.timer
 	reboot_next
@@ -196,6 +225,82 @@ if [ "$boot" = 2 ]; then
 	done
 	nfsfair-ctl -D -s 192.0.2.18 -j bulk
 	nfsfair-ctl -X bulk
+
+	# Fair in thread-time, with real clients (issue 40): calls that cost
+	# unequal thread-time. nfsd gets 4 threads for these phases only. c1,
+	# one connection, reads big with 8 threads of random 64 KiB O_DIRECT
+	# READs (random-reader: O_DIRECT, as no mount option keeps the client,
+	# the server's own kernel, from caching, or its readahead from growing
+	# a READ); the server's caches dropped at each phase's start, each READ
+	# holds a thread while it waits on the slow disk. c2, one connection,
+	# noac,lookupcache=none, walks walk/'s 2000 files with stat(): cheap
+	# calls, one at a time, answered from the server's cache (walk/ is
+	# read back in after each drop: a walker's call that waits on the disk
+	# queues behind the readers' reads there, where no dispatch order can
+	# help it). NFSv3: no session slots between a client and the threads.
+	# Each phase 5 s of warmup, then 20 s measured (client-rates): the
+	# walker alone; the readers alone; both, with no table; both, with a
+	# plain per-host rule. Goal, per-host: beside the readers the walker
+	# keeps 75% of its rate alone, the readers 90% of theirs. The rule
+	# stays: the unload below wants a table loaded. Helpers in awk: under
+	# TCG each python3 start takes seconds.
+	t_real=$SECONDS
+	real_vers=vers=3,nolock
+	nfsfair-ctl -F
+	echo 4 > /proc/fs/nfsd/threads
+	check "nfsd runs 4 threads for the real-client phases" test "$(cat /proc/fs/nfsd/threads)" = 4
+	check "real clients: c1 mounts $real_vers (the readers)" client_mount 1 "$real_vers"
+	check "real clients: c2 mounts $real_vers,noac,lookupcache=none (the walker)" \
+		client_mount 2 "$real_vers,noac,lookupcache=none"
+	# rates [--walk DIR]: one phase, the server's caches dropped first;
+	# prints client-rates' line, nothing if it failed. Run in a process
+	# substitution: its time goes to a file.
+	rates() {
+		local t0=$SECONDS
+		sync
+		echo 3 > /proc/sys/vm/drop_caches
+		ls -lR /srv/nfs/walk > /dev/null
+		timeout 180 "$top/tests/debian/client-rates" --reads /mnt/c1 "$@"
+		echo -n "$((SECONDS - t0)) " >> /run/real-client-times
+	}
+	rm -f /run/real-client-times
+	read -r walk_alone _ < <(rates --walk /mnt/c2/walk)
+	diag "real clients: the walker alone: ${walk_alone:-?} stat()s/s"
+	"$top/tests/debian/random-reader" /mnt/c1/big 8 &
+	reader=$!
+	read -r _ reads_alone disk_alone rtt_alone kib_alone < <(rates)
+	diag "real clients: the readers alone: ${reads_alone:-?} READs/s of ${kib_alone:-?} KiB" \
+		"(${rtt_alone:-?} ms each), the disk ${disk_alone:-?} reads/s"
+	read -r walk_none reads_none disk_none rtt_none _ < <(rates --walk /mnt/c2/walk)
+	diag "real clients, no table: the walker ${walk_none:-?} stat()s/s beside the readers'" \
+		"${reads_none:-?} READs/s (${rtt_none:-?} ms each), the disk ${disk_none:-?} reads/s"
+	nfsfair-ctl -A -s 192.0.2.0/24 -j per-host
+	read -r walk_ph reads_ph disk_ph rtt_ph _ < <(rates --walk /mnt/c2/walk)
+	diag "real clients, per-host: the walker ${walk_ph:-?} stat()s/s beside the readers'" \
+		"${reads_ph:-?} READs/s (${rtt_ph:-?} ms each), the disk ${disk_ph:-?} reads/s"
+	kill "$reader"
+	wait "$reader" 2>/dev/null
+	# pct A B: A in percent of B; ? when either is missing or B is 0.
+	pct() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b + 0 == 0) print "?"; else printf "%.1f\n", 100 * a / b }'; }
+	at_least() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a != "?" && a + 0 >= b) }'; }
+	walk_none_pct=$(pct "$walk_none" "$walk_alone") reads_none_pct=$(pct "$reads_none" "$reads_alone")
+	walk_ph_pct=$(pct "$walk_ph" "$walk_alone") reads_ph_pct=$(pct "$reads_ph" "$reads_alone")
+	diag "real clients | walker stat()s/s | readers READs/s"
+	diag "alone        | ${walk_alone:-?} | ${reads_alone:-?}"
+	diag "no table     | ${walk_none:-?} ($walk_none_pct%) | ${reads_none:-?} ($reads_none_pct%)"
+	diag "per-host     | ${walk_ph:-?} ($walk_ph_pct%) | ${reads_ph:-?} ($reads_ph_pct%)"
+	# The rows measure thread-time only if the READs wait on the disk:
+	# alone, most of them must have been the disk's reads.
+	what="the readers' READs wait on the disk (${disk_alone:-?} disk reads/s, ${reads_alone:-?} READs/s)"
+	check "real clients: $what" at_least "$(pct "$disk_alone" "$reads_alone")" 80
+	what="beside the readers the walker keeps 75% of its rate alone or more ($walk_ph_pct%)"
+	check "real clients, per-host: $what" at_least "$walk_ph_pct" 75
+	what="beside the walker the readers keep 90% of their rate alone or more ($reads_ph_pct%)"
+	check "real clients, per-host: $what" at_least "$reads_ph_pct" 90
+	check "real clients: both unmount" wait_for 60 umount_both
+	echo 2 > /proc/fs/nfsd/threads
+	check "nfsd is back to 2 threads" test "$(cat /proc/fs/nfsd/threads)" = 2
+	diag "the real-client phases took $((SECONDS - t_real)) s, the four phases $(cat /run/real-client-times)s"
 	rules=$(nfsfair-ctl -S | wc -l)
 	diag "table before the unload: $(nfsfair-ctl -S | tr '\n' ';')"
 
