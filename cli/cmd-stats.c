@@ -268,47 +268,17 @@ static int screen(struct ctl *c, const struct sample *now, const struct sample *
 	return 0;
 }
 
-/*
- * --output FILE: written beside FILE under a temporary name, then renamed
- * over it, so a reader (the node exporter) sees the old file or the new
- * one, never half. The temporary name does not end in ".prom", which the
- * exporter's glob would take. No fsync: the next run rewrites the file
- * within seconds.
- */
+static void print_metrics(FILE *fp, const void *m)
+{
+	ctl_openmetrics_print(fp, m);
+}
+
+/* --output FILE: replaced whole, never half-written (nfsfair_textfile_write()). */
 static int write_atomic(const char *path, const struct ctl_metrics *m)
 {
-	FILE *fp = NULL;
-	char *tmp;
-	int fd, err = 0;
+	int err = nfsfair_textfile_write(path, print_metrics, m);
 
-	if (asprintf(&tmp, "%s.XXXXXX", path) < 0)
-		return ctl_error("out of memory");
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		err = errno;
-		free(tmp);
-		return ctl_error("--output %s: %s", path, strerror(err));
-	}
-	/* mkstemp's 0600 would hide it from the exporter's user */
-	if (!fchmod(fd, 0644))
-		fp = fdopen(fd, "w");
-	if (!fp) {
-		err = errno;
-		close(fd);
-	} else {
-		errno = 0;
-		ctl_openmetrics_print(fp, m);
-		if (fflush(fp) || ferror(fp))
-			err = errno ? errno : EIO;
-		if (fclose(fp) && !err)
-			err = errno;
-	}
-	if (!err && rename(tmp, path))
-		err = errno;
-	if (err)
-		unlink(tmp);
-	free(tmp);
-	return err ? ctl_error("--output %s: %s", path, strerror(err)) : CTL_OK;
+	return err ? ctl_error("--output %s: %s", path, strerror(-err)) : CTL_OK;
 }
 
 /* One sample of the counters, or with CLASS its series alone, as on screen. */

@@ -93,27 +93,11 @@ static const struct om_family client_families[] = {
 	  "Connections of the NFSv4.1 client ID waiting for a thread now.", CLIENT(queued), OM_U64 },
 };
 
-/*
- * SEP name="value": \, " and newline escaped as the format says; other
- * control bytes and bytes past ASCII read \xNN, its backslash escaped, so
- * a name in any encoding leaves the file valid UTF-8, which the readers
- * insist on for the whole file.
- */
+/* SEP name="value", the value escaped (nfsfair_om_label_value()). */
 static void label(FILE *fp, const char *sep, const char *name, const char *val)
 {
-	const unsigned char *c;
-
 	fprintf(fp, "%s%s=\"", sep, name);
-	for (c = (const unsigned char *)val; *c; c++) {
-		if (*c == '\\' || *c == '"')
-			fprintf(fp, "\\%c", *c);
-		else if (*c == '\n')
-			fputs("\\n", fp);
-		else if (*c < 0x20 || *c >= 0x7f)
-			fprintf(fp, "\\\\x%02x", *c);
-		else
-			fputc(*c, fp);
-	}
+	nfsfair_om_label_value(fp, val);
 	fputc('"', fp);
 }
 

@@ -5,41 +5,25 @@
  * last did, and whether the kernel had the nfsfair family, for the node
  * exporter's textfile collector (and the alerts of
  * prometheus/nfsfair-rules.yml). Rewritten whole after every load and
- * every apply: a new file beside it (its name not ending in ".prom", which
- * the exporter would read), renamed over it, so the exporter reads the
- * old file or the new one, never part of one.
+ * every apply, never half (nfsfair_textfile_write()).
  */
-#define _GNU_SOURCE	/* asprintf */
-#include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "daemon.h"
 
-/* NAME{namespace="NS"} VALUE, the namespace escaped as cli/openmetrics.c does. */
+/* NAME{namespace="NS"} VALUE, the namespace escaped as nfsfair-ctl does. */
 static void sample(FILE *fp, const char *name, const char *help, const char *ns,
 		   long long value)
 {
-	const unsigned char *c;
-
 	fprintf(fp, "# HELP %s %s\n# TYPE %s gauge\n%s{namespace=\"", name, help, name, name);
-	for (c = (const unsigned char *)ns; *c; c++) {
-		if (*c == '\\' || *c == '"')
-			fprintf(fp, "\\%c", *c);
-		else if (*c == '\n')
-			fputs("\\n", fp);
-		else if (*c < 0x20 || *c >= 0x7f)
-			fprintf(fp, "\\\\x%02x", *c);
-		else
-			fputc(*c, fp);
-	}
+	nfsfair_om_label_value(fp, ns);
 	fprintf(fp, "\"} %lld\n", value);
 }
 
-static void print_metrics(FILE *fp, const struct metrics *m)
+static void print_metrics(FILE *fp, const void *arg)
 {
+	const struct metrics *m = arg;
+
 	sample(fp, "nfsfaird_config_load_success",
 	       "Whether the last load of the configuration (at start or on SIGHUP) had no error: 0, the previous one stays in force, or at start nothing was applied.",
 	       m->netns, m->loaded);
@@ -63,36 +47,5 @@ static void print_metrics(FILE *fp, const struct metrics *m)
 
 int metrics_write(const char *path, const struct metrics *m)
 {
-	FILE *fp = NULL;
-	char *tmp;
-	int fd, err = 0;
-
-	if (asprintf(&tmp, "%s.XXXXXX", path) < 0)
-		return -ENOMEM;
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		err = errno;
-		free(tmp);
-		return -err;
-	}
-	/* mkstemp's 0600 (and the unit's UMask) would hide it from the exporter's user */
-	if (!fchmod(fd, 0644))
-		fp = fdopen(fd, "w");
-	if (!fp) {
-		err = errno;
-		close(fd);
-	} else {
-		errno = 0;
-		print_metrics(fp, m);
-		if (fflush(fp) || ferror(fp))
-			err = errno ? errno : EIO;
-		if (fclose(fp) && !err)
-			err = errno;
-	}
-	if (!err && rename(tmp, path))
-		err = errno;
-	if (err)
-		unlink(tmp);
-	free(tmp);
-	return -err;
+	return nfsfair_textfile_write(path, print_metrics, m);
 }

@@ -290,4 +290,9 @@ void output_fmt_ns(uint64_t ns, char *buf, size_t size);
 #define NFSFAIR_OWNER_STRLEN (4 * NFSFAIR_OWNER_LEN + 1)
 void output_fmt_owner(const uint8_t *owner, size_t len, char *buf, size_t size);
 
+/* textfile.c: metrics files for the node exporter's textfile collector */
+void nfsfair_om_label_value(FILE *fp, const char *val);
+int nfsfair_textfile_write(const char *path, void (*print)(FILE *fp, const void *arg),
+			   const void *arg);
+
 #endif /* NFSFAIR_H */
