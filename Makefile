@@ -20,7 +20,7 @@ ALONGSIDE_SUITES := tests/debian/check
 .PHONY: all help deps kernel kernel-baseline export-series netlink-gen userspace check bench \
 	bench-overhead bench-enqueues bench-appends bench-real-client bench-dispatch-cost kernel-deb deps-qemu kernel-smp kernel-baseline-smp kernel-debug-smp check-smp-debug bench-smp fuzz \
 	kernel-kasan-smp kernel-kcsan-smp check-smp-kasan check-smp-kcsan soak-smp modules \
-	demo clean distclean
+	demo clean distclean check-debian12
 
 all: kernel userspace
 
@@ -45,6 +45,7 @@ help:
 	@echo "                      CFLAGS, CPPFLAGS and LDFLAGS from the environment are added"
 	@echo "make deb              the Debian packages nfsfair-tools and nfsfair-dkms in build/deb/, lintian-clean"
 	@echo "make check            build what is needed and run every test suite"
+	@echo "make check-debian12   the stock-server suite on Debian 12 (make check boots Debian 13)"
 	@echo "make check-churn      netns-churn.sh's full 200 namespace cycles (make check: 40)"
 	@echo "make bench            the fairness and thread-time tables, baseline against nfsfair, then"
 	@echo "                      the dispatch-cost rows (ns per dispatch, a bare clock read beside)"
@@ -167,6 +168,11 @@ userspace: deps
 check: userspace deb
 	@tests/run-suites $(addprefix --alongside ,$(ALONGSIDE_SUITES)) \
 		--before '$(MAKE) -s kernel kernel-baseline' $(SUITES)
+
+# make check's stock server is Debian 13 (tests/debian/check); this one
+# keeps Debian 12 proven, with the packages built on this host.
+check-debian12: deb
+	@tests/debian/check --release 12
 
 # The suite's own guest-args line, then a longer timeout (the last wins), 200 cycles.
 # A hung cycle is the suite's watchdog's to report (after 120 s, with every
