@@ -1,17 +1,20 @@
 #!/bin/bash
-# Inside the stock Debian 12 guest (tests/debian/run), with nfsfair-tools
-# and nfsfair-dkms installed by apt when the image was built. Three boots:
+# Inside the stock Debian 12 or 13 guest (tests/debian/run), with
+# nfsfair-tools and nfsfair-dkms installed by apt when the image was built.
+# Three boots:
 #   1  the DKMS modules are the ones modprobe finds, the stock files are
 #      untouched; the admin's setup: a YAML class, 2 nfsd threads, an
 #      export, the metrics timer; the real-client phases' files; reboot
-#   2  nfsfaird's table is in place before nfs-server starts; the metrics
+#   2  nfsfaird's table is in place before nfs-server starts (on 13,
+#      whose nfs-server starts nfsd with nfsdctl: nfs.conf's threads); the metrics
 #      file; shares of an nconnect=16 mount against a 1-connection mount
 #      writing to an export on a slow disk
 #      (NFSv3, NFSv4.1) with no table, per-host, and after a live edit;
 #      real clients on 4 threads, a stat() walker beside 8 random readers
 #      waiting on the disk, with no table and per-host (fair in time);
 #      unloading nfsd, lockd and sunrpc with a table loaded, autoloading
-#      sunrpc from nfsfaird, nfs-server again; apt remove nfsfair-dkms;
+#      sunrpc from nfsfaird, nfs-server again; on 13, nfsd started by
+#      nfsdctl autostart by hand classifies by the table; apt remove nfsfair-dkms;
 #      reboot
 #   3  the stock modules, an NFS mount, nfsfaird's one line and no loop
 # TAP numbering carries across the boots (the plan comes at the end).
@@ -131,6 +134,21 @@ if [ "$boot" = 2 ]; then
 	diag "nfsfaird ready at ${ready} us, nfs-server started at ${started} us (monotonic)"
 	check "nfsfaird had the table in place before nfs-server started" \
 		test "$ready" -gt 0 -a "$started" -gt "$ready"
+	# Debian 13's nfs-server runs `nfsdctl autostart || rpc.nfsd`: nfsdctl
+	# sets nfsd up over nfsd's netlink family from nfs.conf's [nfsd]
+	# section. Either way nfsd is started inside nfs-server's ExecStart,
+	# after nfsfaird's start (the check above). With nfsdctl, it must talk
+	# to the DKMS nfsd and bring up nfs.conf's 2 threads.
+	diag "nfs-server starts nfsd with: $(systemctl show -P ExecStart nfs-server.service | sed -n 's/.*argv\[\]=\([^;]*\);.*/\1/p')"
+	if command -v nfsdctl >/dev/null; then
+		diag "nfs-server's own output this boot: $(journalctl -b _SYSTEMD_UNIT=nfs-server.service -o cat | tr '\n' '|')"
+		check "nfs-server's nfsdctl autostart did not fail over to rpc.nfsd (its output is empty)" \
+			bash -c '[ -z "$(journalctl -b _SYSTEMD_UNIT=nfs-server.service -o cat)" ]'
+		diag "nfsdctl threads: $(nfsdctl threads 2>&1 | tr '\n' '|')"
+		check "nfsdctl reads the DKMS nfsd's threads: nfs.conf's 2" \
+			bash -c '[ "$(nfsdctl threads | awk "/pool-threads/ { for (i = 2; i <= NF; i++) s += \$i } END { print s + 0 }")" = 2 ]'
+	fi
+	check "nfsd runs nfs.conf's 2 threads" test "$(cat /proc/fs/nfsd/threads)" = 2
 	status=$(systemctl status nfsfaird.service --no-pager | sed -n 's/^ *Status: //p')
 	diag "nfsfaird Status: $status"
 	check "systemctl status shows nfsfaird's STATUS line" \
@@ -363,6 +381,45 @@ if [ "$boot" = 2 ]; then
 	check "an NFSv4.1 mount works after the reload" \
 		bash -c "mount -t nfs -o vers=4.1 127.0.0.1:/srv/nfs /mnt/local && cmp /srv/nfs/f1 /mnt/local/f1 && umount /mnt/local"
 	diag "$rules rules were loaded at the unload"
+	# Part 3 of issue 42: nfsd started by nfsdctl (Debian 13), by hand as
+	# an admin would, classifies by the table nfsfaird set before it: a
+	# rule puts c1 in the YAML's class, whose counters must see c1's
+	# connection and calls; nfsd runs nfs.conf's threads.
+	if command -v nfsdctl >/dev/null; then
+		systemctl stop nfs-server.service
+		check "nfs-server stops (nfsdctl threads 0)" test "$(cat /proc/fs/nfsd/threads)" = 0
+		nfsfair-ctl -A -s 192.0.2.18 -j backup
+		# What nfs-server's stop undid: the exports and mountd (bound
+		# to nfs-server, it cannot be started without it).
+		exportfs -r
+		check "rpc.mountd starts for nfsdctl's nfsd" rpc.mountd
+		check "nfsdctl autostart starts nfsd on the DKMS modules" nfsdctl autostart
+		check "nfsdctl started nfs.conf's 2 threads" test "$(cat /proc/fs/nfsd/threads)" = 2
+		check "nfsdctl: c1 mounts NFSv4.1 and reads f3" \
+			bash -c "$(declare -f client_mount); client_mount 1 vers=4.1 && cmp /srv/nfs/f3 /mnt/c1/f3"
+		diag "classes: $(nfsfair-ctl classes -v --json 2>&1)"
+		check "nfsdctl: c1's connection and calls are in nfsfaird's class backup" \
+			python3 -c '
+import json, sys
+def find(o):
+    if isinstance(o, dict):
+        if o.get("name") == "backup":
+            return o
+        o = list(o.values())
+    if isinstance(o, list):
+        for v in o:
+            r = find(v)
+            if r:
+                return r
+c = find(json.load(sys.stdin)) or {}
+sys.exit(not (c.get("connections", 0) >= 1 and c.get("dispatches", 0) >= 1))' < <(nfsfair-ctl classes -v --json)
+		check "nfsdctl: c1 unmounts" wait_for 60 umount /mnt/c1
+		nfsfair-ctl -D -s 192.0.2.18 -j backup
+		nfsdctl threads 0
+		kill $(pidof rpc.mountd)
+		exportfs -au
+		check "nfs-server starts again after nfsdctl's run" systemctl start nfs-server.service
+	fi
 	t0=$SECONDS
 	check "apt removes nfsfair-dkms" \
 		bash -c "DEBIAN_FRONTEND=noninteractive apt-get remove -y -q nfsfair-dkms > /var/lib/nfsfair-test/remove.log 2>&1"
