@@ -28,7 +28,7 @@ help:
 	@echo "make deps             install the Debian packages nfsfair needs (as root)"
 	@echo "make kernel           build the patched UML kernel ($(KERNEL))"
 	@echo "make kernel-baseline  the same kernel without our series ($(KERNEL_BASELINE))"
-	@echo "make export-series    write build/linux's commits back to kernel/patches/"
+	@echo "make export-series    write build/linux's commits back to kernel/patches/ (NFSFAIR_KERNEL=6.12: the backport)"
 	@echo "make netlink-gen      regenerate the family's code from netlink-spec/nfsfair.yaml"
 	@echo "make userspace        build lib/, cli/, daemon/ and tests/load/"
 	@echo "make tools            build nfsfair-ctl and nfsfaird only: no kernel, no make deps"

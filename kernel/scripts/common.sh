@@ -6,14 +6,40 @@ set -euo pipefail
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$top"
 
-tarball=${NFSFAIR_KERNEL_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
-series_dir=kernel/patches
+# Which series: NFSFAIR_KERNEL=7.3 (default), the series for upstream on
+# Debian's linux-source-7.3 (trixie-backports, scripts/linux-source-backports),
+# what the UML suites run; or 6.12, its backport on Debian's
+# linux-source-6.12, what nfsfair-dkms builds for Debian's own kernels
+# (kernel/backport-6.12/README.md says how the two differ).
+line=${NFSFAIR_KERNEL:-7.3}
 configs_dir=kernel/configs
-tree=build/linux			# git tree: base commit + our series
-baseline_tree=build/linux-baseline	# git worktree of the base commit
 upstream_tag=nfsfair-upstream	# the tarball as it is
-base_tag=nfsfair-base		# plus kernel/harness: both kernels start here
-harness_dir=kernel/harness
+base_tag=nfsfair-base		# plus the harness: both kernels start here
+case $line in
+7.3)
+	tarball_default() { scripts/linux-source-backports; }
+	series_dir=kernel/patches
+	harness_dir=kernel/harness	# what the tests need, not nfsfair itself
+	line_fragment=$configs_dir/linux-7.3.config
+	tree=build/linux			# git tree: base commit + our series
+	baseline_tree=build/linux-baseline	# git worktree of the base commit
+	;;
+6.12)
+	tarball_default() { echo /usr/src/linux-source-6.12.tar.xz; }
+	series_dir=kernel/backport-6.12/patches
+	harness_dir=kernel/backport-6.12/harness
+	line_fragment=kernel/backport-6.12/linux-6.12.config
+	tree=build/linux-6.12
+	baseline_tree=build/linux-6.12-baseline
+	;;
+*)
+	printf '%s: NFSFAIR_KERNEL=%s: the series are 7.3 and 6.12\n' "${0##*/}" "$line" >&2
+	exit 1
+	;;
+esac
+# The tarball is looked up (for 7.3, fetched) only by the scripts that
+# read it: source_tarball sets it.
+source_tarball() { tarball=${NFSFAIR_KERNEL_TARBALL:-$(tarball_default)}; }
 # The object directory sits directly inside the source tree so that Kbuild
 # names sources as "../", relative: ccache then hits across clones and
 # between the two trees for every file the series does not touch.

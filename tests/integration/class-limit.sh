@@ -48,7 +48,7 @@ threads=16 limit=4 hold_us=10000
 full=$((threads * 1000000 / hold_us))		# ops/s with every thread held
 capped=$((limit * 1000000 / hold_us))		# ops/s with 4
 
-# The guest keeps no AVX state across thread switches (kernel/harness/0001).
+# The guest keeps no AVX state across thread switches (kernel/backport-6.12/harness/0001; 6.12 only).
 promtool() { GODEBUG=cpu.avx=off,cpu.avx2=off command promtool "$@"; }
 
 # json FILE EXPR: EXPR (Python over the document in FILE as r, with

@@ -17,7 +17,7 @@ load=$top/tests/load/nfsfair-load
 work=/run/nfsfair-om
 mkdir -p $work
 
-# The guest keeps no AVX state across thread switches (kernel/harness/0001):
+# The guest keeps no AVX state across thread switches (kernel/backport-6.12/harness/0001; 6.12 only):
 # keep Go's runtime off AVX, as guest-init keeps glibc.
 promtool() { GODEBUG=cpu.avx=off,cpu.avx2=off command promtool "$@"; }
 

@@ -14,7 +14,7 @@ layout() {
 	rm -rf "$work/b"
 	mkdir -p "$work/b/patches"
 	cp "$top"/dkms/* "$work/b/"
-	cp "$top"/kernel/patches/*.patch "$work/b/patches/"
+	cp "$top"/kernel/backport-6.12/patches/*.patch "$work/b/patches/"
 }
 refuses() {	# refuses WANT ARGS...: non-zero, WANT on stderr, no overlay
 	local want=$1 out
