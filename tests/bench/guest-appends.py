@@ -19,9 +19,10 @@ import json, os, sys, time
 if len(sys.argv) != 4:
 	sys.exit("usage: guest-appends.py SPEC OUTFILE COUNT")
 spec, outfile, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
-# The library lives next to the spec's tree: tools/net/ynl.
+# The library lives next to the spec's tree: tools/net/ynl/pyynl (7.3).
 tree = os.path.abspath(os.path.join(os.path.dirname(spec), "..", "..", ".."))
-sys.path.insert(0, os.path.join(tree, "tools", "net", "ynl"))
+sys.path.insert(0, os.path.join(tree, "tools", "net", "ynl", "pyynl"))  # 7.3
+sys.path.insert(1, os.path.join(tree, "tools", "net", "ynl"))  # 6.12
 from lib import YnlFamily  # noqa: E402
 
 ynl = YnlFamily(spec)

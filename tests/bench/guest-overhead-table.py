@@ -29,7 +29,8 @@ ctl, out, repeats = sys.argv[1], sys.argv[2], int(sys.argv[3])
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 TMP = "/run/overhead-tables"
 os.makedirs(TMP, exist_ok=True)
-sys.path.insert(0, os.path.join(TOP, "build/linux/tools/net/ynl"))
+sys.path.insert(0, os.path.join(TOP, "build/linux/tools/net/ynl/pyynl"))  # 7.3
+sys.path.insert(1, os.path.join(TOP, "build/linux/tools/net/ynl"))  # 6.12
 from lib import YnlFamily  # noqa: E402
 from lib.ynl import NlMsgs  # noqa: E402
 

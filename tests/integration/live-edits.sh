@@ -318,7 +318,8 @@ check "5: 16 connections from 127.0.0.5 and 1 from 127.0.0.6" \
 /usr/bin/python3 - "$top" > "$out/replaces.json" 2> "$out/replaces.err" <<'PY'
 import json, sys, time
 top = sys.argv[1]
-sys.path.insert(0, top + "/build/linux/tools/net/ynl")
+sys.path.insert(0, top + "/build/linux/tools/net/ynl/pyynl")  # 7.3
+sys.path.insert(1, top + "/build/linux/tools/net/ynl")  # 6.12
 from lib import YnlFamily
 y = YnlFamily(top + "/netlink-spec/nfsfair.yaml",
               top + "/build/linux/Documentation/netlink/genetlink.yaml")

@@ -90,7 +90,9 @@ guest_slowness() {
 ynl_paths() {
 	local top
 	top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-	ynl_lib=$top/build/linux/tools/net/ynl
+	# 7.3 keeps the CLI and library under pyynl/, 6.12 one level up.
+	ynl_lib=$top/build/linux/tools/net/ynl/pyynl
+	[ -d "$ynl_lib" ] || ynl_lib=$top/build/linux/tools/net/ynl
 	ynl_spec=$top/netlink-spec/nfsfair.yaml
 	ynl_schema=$top/build/linux/Documentation/netlink/genetlink.yaml
 }
@@ -121,12 +123,17 @@ from lib import YnlFamily
 ynl = YnlFamily(sys.argv[2], sys.argv[3])
 ynl.ntf_subscribe(sys.argv[4])
 end = time.monotonic() + int(sys.argv[5])
+msgs = []
 while True:
     ynl.check_ntf()
-    if ynl.async_msg_queue or time.monotonic() >= end:
+    # 7.3's library queues them (queue.Queue), 6.12's listed them.
+    q = ynl.async_msg_queue
+    while q and (isinstance(q, list) or not q.empty()):
+        msgs.append(q.pop(0) if isinstance(q, list) else q.get_nowait())
+    if msgs or time.monotonic() >= end:
         break
     time.sleep(0.1)
-print(json.dumps(ynl.async_msg_queue))
+print(json.dumps(msgs))
 EOF
 }
 
