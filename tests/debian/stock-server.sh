@@ -45,6 +45,19 @@ from_stock() { case $(module_file "$1") in /lib/modules/$kver/kernel/*) ;; *) re
 # Wait (bounded) for a command to succeed: boot order, timers.
 wait_for() { local n=$1; shift; while ! "$@" 2>/dev/null; do n=$((n - 1)); [ $n -gt 0 ] || return 1; sleep 1; done; }
 active() { [ "$(systemctl is-active "$1")" = active ]; }
+# Debian 13: what nfs-server's `nfsdctl autostart || rpc.nfsd` printed
+# this boot, and that it was nothing but autostart's lockd step.
+check_nfsdctl_start() {
+	local out
+	out=$(journalctl -b _SYSTEMD_UNIT=nfs-server.service -o cat)
+	if [ -z "$out" ]; then
+		diag "boot $boot: nfs-server started nfsd with nfsdctl autostart"
+	else
+		diag "boot $boot: nfs-server's nfsdctl autostart printed '$(tr '\n' '|' <<< "$out")': rpc.nfsd started nfsd"
+	fi
+	check "boot $boot: nfs-server's start printed nothing but nfsdctl's lockd step (6.12 has no lockd netlink family)" \
+		bash -c '[ -z "$(grep -vx "nfsdctl: lockd configuration failure" <<< "$1")" ]' _ "$out"
+}
 mono() { systemctl show -P "$2" "$1"; }
 
 # Boot 2's real-client phases read big at random, 64 KiB at a time, and
@@ -82,8 +95,25 @@ if [ "$boot" = 1 ]; then
 	image=$(dpkg -S "/boot/vmlinuz-$kver" 2>/dev/null | cut -d: -f1)
 	check "the stock kernel package ($image) is installed" \
 		bash -c "[ \"\$(dpkg-query -W -f='\${Status}' '$image')\" = 'install ok installed' ]"
-	check "the stock kernel package's files are untouched (dpkg --verify $image)" \
-		bash -c "[ -z \"\$(dpkg --verify $image)\" ]"
+	# Debian 12's dkms (3.0) installs beside the stock modules. Debian
+	# 13's (3.2) moves each stock module it replaces into its archive,
+	# /var/lib/dkms/nfsfair/original_module/, and moves it back when the
+	# package is removed (boot 2 checks that): dpkg --verify then names
+	# those files missing. Any other change, or a missing file that is not
+	# in the archive byte for byte (dpkg's md5sum), fails.
+	stock_kept() {
+		local flags path sum kept=/var/lib/dkms/nfsfair/original_module/$kver/x86_64
+		while read -r flags path; do
+			[ "$flags" = missing ] || { echo "changed: $flags $path"; return 1; }
+			sum=$(awk -v p="${path#/}" '$2 == p { print $1 }' "/var/lib/dpkg/info/$image.md5sums")
+			[ -n "$sum" ] && [ "$(md5sum < "$kept/${path##*/}" | cut -d' ' -f1)" = "$sum" ] ||
+				{ echo "not in dkms's archive as shipped: $path"; return 1; }
+		done < <(dpkg --verify "$image")
+	}
+	moved=$(dpkg --verify "$image" | grep -c '^missing' || true)
+	diag "dpkg --verify $image: $moved stock modules moved to dkms's archive"
+	check "the stock kernel package's files are untouched, or kept as shipped in dkms's archive ($moved moved)" \
+		stock_kept
 	check "the initramfs carries the DKMS sunrpc" \
 		bash -c "lsinitramfs /boot/initrd.img-$kver | grep -q 'updates/dkms/sunrpc.ko'"
 
@@ -137,15 +167,16 @@ if [ "$boot" = 2 ]; then
 	# Debian 13's nfs-server runs `nfsdctl autostart || rpc.nfsd`: nfsdctl
 	# sets nfsd up over nfsd's netlink family from nfs.conf's [nfsd]
 	# section. Either way nfsd is started inside nfs-server's ExecStart,
-	# after nfsfaird's start (the check above). With nfsdctl, it must talk
-	# to the DKMS nfsd and bring up nfs.conf's 2 threads.
+	# after nfsfaird's start (the check above). nfs-utils 2.8.3's
+	# autostart first sets lockd's grace time over lockd's netlink family,
+	# which 6.12 lacks: it fails ("lockd configuration failure") and
+	# rpc.nfsd starts nfsd, from the same nfs.conf. Boot 3 shows the stock
+	# modules doing the same. Anything else printed there fails.
 	diag "nfs-server starts nfsd with: $(systemctl show -P ExecStart nfs-server.service | sed -n 's/.*argv\[\]=\([^;]*\);.*/\1/p')"
 	if command -v nfsdctl >/dev/null; then
-		diag "nfs-server's own output this boot: $(journalctl -b _SYSTEMD_UNIT=nfs-server.service -o cat | tr '\n' '|')"
-		check "nfs-server's nfsdctl autostart did not fail over to rpc.nfsd (its output is empty)" \
-			bash -c '[ -z "$(journalctl -b _SYSTEMD_UNIT=nfs-server.service -o cat)" ]'
+		check_nfsdctl_start
 		diag "nfsdctl threads: $(nfsdctl threads 2>&1 | tr '\n' '|')"
-		check "nfsdctl reads the DKMS nfsd's threads: nfs.conf's 2" \
+		check "nfsdctl reads the DKMS nfsd's threads over netlink: nfs.conf's 2" \
 			bash -c '[ "$(nfsdctl threads | awk "/pool-threads/ { for (i = 2; i <= NF; i++) s += \$i } END { print s + 0 }")" = 2 ]'
 	fi
 	check "nfsd runs nfs.conf's 2 threads" test "$(cat /proc/fs/nfsd/threads)" = 2
@@ -365,8 +396,23 @@ if [ "$boot" = 2 ]; then
 	systemctl stop nfs-mountd.service nfs-idmapd.service nfsdcld.service rpc-statd.service \
 		rpc-gssd.service rpc-svcgssd.service proc-fs-nfsd.mount run-rpc_pipefs.mount 2>/dev/null
 	umount -a -t nfsd,rpc_pipefs 2>/dev/null
-	check "nfsd, lockd, the NFS client and sunrpc unload with a table loaded" \
-		modprobe -r nfsd nfsv4 nfsv3 nfs lockd rpcsec_gss_krb5 rpcrdma auth_rpcgss nfs_acl sunrpc
+	unload() { modprobe -r nfsd nfsv4 nfsv3 nfs lockd rpcsec_gss_krb5 rpcrdma auth_rpcgss nfs_acl sunrpc; }
+	# What holds a module that would not go. On Debian 13 nfsd does not
+	# go: /proc/fs/nfsd was mounted before nfsfaird started, and the
+	# mount namespace systemd gives nfsfaird (ProtectSystem= and the
+	# rest) keeps a copy of that mount, which the unmount here does not
+	# reach ("an nfsd mount in the mount namespace of: ... nfsfaird").
+	# Not fixed yet: nfsfaird.service must not pin it. Then a few tries
+	# more, for a holder that is on its way out.
+	if ! unload; then
+		diag "the unload failed: $(grep -E '^(nfsd|lockd|sunrpc|nfs|nfsv4|nfs_localio|auth_rpcgss) ' /proc/modules | cut -d' ' -f1-4 | tr '\n' ';')" \
+			"nfsd mounts: $(findmnt -rn -t nfsd,rpc_pipefs | tr '\n' ';')" \
+			"units: $(systemctl list-units --no-legend --state=active 'nfs*' 'rpc*' 'fsidd*' '*nfsd*' | cut -c1-60 | tr -s ' \n' ' ;')" \
+			"open: $(for p in /proc/[0-9]*; do ls -l "$p/fd" 2>/dev/null | grep -qE 'nfsd|net/rpc' && echo "${p#/proc/} $(cat "$p/comm")"; done | tr '\n' ';')" \
+			"an nfsd mount in the mount namespace of: $(for p in /proc/[0-9]*; do grep -q ' - nfsd ' "$p/mountinfo" 2>/dev/null && echo "${p#/proc/} $(cat "$p/comm")"; done | tr '\n' ';')"
+		sleep 5
+	fi
+	check "nfsd, lockd, the NFS client and sunrpc unload with a table loaded" wait_for 30 unload
 	check "sunrpc is gone" test ! -e /sys/module/sunrpc
 	new=$(dmesg | tail -n +$((dmesg_before + 1)))
 	[ -n "$new" ] && diag "dmesg: $(tr '\n' '|' <<< "$new")"
@@ -388,13 +434,24 @@ if [ "$boot" = 2 ]; then
 	if command -v nfsdctl >/dev/null; then
 		systemctl stop nfs-server.service
 		check "nfs-server stops (nfsdctl threads 0)" test "$(cat /proc/fs/nfsd/threads)" = 0
-		nfsfair-ctl -A -s 192.0.2.18 -j backup
+		# Ahead of the per-host rule the real-client phases left: first
+		# match wins.
+		nfsfair-ctl -I 1 -s 192.0.2.18 -j backup
 		# What nfs-server's stop undid: the exports and mountd (bound
 		# to nfs-server, it cannot be started without it).
 		exportfs -r
 		check "rpc.mountd starts for nfsdctl's nfsd" rpc.mountd
-		check "nfsdctl autostart starts nfsd on the DKMS modules" nfsdctl autostart
-		check "nfsdctl started nfs.conf's 2 threads" test "$(cat /proc/fs/nfsd/threads)" = 2
+		# autostart, as nfs-server runs it; where its lockd step fails
+		# (6.12), what it does next: nfsd's threads over netlink, which
+		# opens nfsd's default listeners.
+		if nfsdctl autostart 2>/run/nfsdctl.err; then
+			how="nfsdctl autostart"
+		else
+			how="nfsdctl threads 2 (autostart: $(tr '\n' ' ' < /run/nfsdctl.err))"
+			nfsdctl threads 2 > /dev/null
+		fi
+		check "nfsdctl starts nfsd on the DKMS modules with nfs.conf's 2 threads: $how" \
+			test "$(cat /proc/fs/nfsd/threads)" = 2
 		check "nfsdctl: c1 mounts NFSv4.1 and reads f3" \
 			bash -c "$(declare -f client_mount); client_mount 1 vers=4.1 && cmp /srv/nfs/f3 /mnt/c1/f3"
 		diag "classes: $(nfsfair-ctl classes -v --json 2>&1)"
@@ -425,6 +482,9 @@ sys.exit(not (c.get("connections", 0) >= 1 and c.get("dispatches", 0) >= 1))' < 
 		bash -c "DEBIAN_FRONTEND=noninteractive apt-get remove -y -q nfsfair-dkms > /var/lib/nfsfair-test/remove.log 2>&1"
 	diag "apt remove, its initramfs included, took $((SECONDS - t0)) s"
 	check "modprobe finds the stock sunrpc again" from_stock sunrpc
+	image=$(dpkg -S "/boot/vmlinuz-$kver" 2>/dev/null | cut -d: -f1)
+	check "the stock kernel package's files are all in place again (dpkg --verify $image)" \
+		bash -c "[ -z \"\$(dpkg --verify $image)\" ]"
 	check "and the stock nfsd" from_stock nfsd
 	check "the initramfs holds no DKMS module" \
 		bash -c "! lsinitramfs /boot/initrd.img-$kver | grep -q updates/dkms"
@@ -450,6 +510,7 @@ if [ "$boot" = 3 ]; then
 	check "nfsfaird says once that this kernel has no nfsfair family" test "$lines" -eq 1
 	check "nfsfaird exits 3 and is not restarted" \
 		bash -c '[ "$(systemctl show -P ExecMainStatus nfsfaird.service)" = 3 ] && [ "$(systemctl show -P NRestarts nfsfaird.service)" = 0 ]'
+	! command -v nfsdctl >/dev/null || check_nfsdctl_start
 	kernel_clean
 	rm -f "$state"
 	tap_done
