@@ -315,14 +315,12 @@ load_start churn --group churn:127.0.0.5:16:4 --group one:127.0.0.6:1:16 --warmu
 churn=$load_pid
 check "5: 16 connections from 127.0.0.5 and 1 from 127.0.0.6" \
 	poll 3000 eval 'has_conns 127.0.0.5 16 && has_conns 127.0.0.6 1'
-/usr/bin/python3 - "$top" > "$out/replaces.json" 2> "$out/replaces.err" <<'PY'
+ynl_paths	# guest-lib.sh: the tree's ynl library, our spec, genetlink's schema
+/usr/bin/python3 - "$ynl_lib" "$ynl_spec" "$ynl_schema" > "$out/replaces.json" 2> "$out/replaces.err" <<'PY'
 import json, sys, time
-top = sys.argv[1]
-sys.path.insert(0, top + "/build/linux/tools/net/ynl/pyynl")  # 7.3
-sys.path.insert(1, top + "/build/linux/tools/net/ynl")  # 6.12
+sys.path.insert(0, sys.argv[1])
 from lib import YnlFamily
-y = YnlFamily(top + "/netlink-spec/nfsfair.yaml",
-              top + "/build/linux/Documentation/netlink/genetlink.yaml")
+y = YnlFamily(sys.argv[2], sys.argv[3])
 everyone = {"addr4": "7f000000", "prefix-len": 8, "per-host-len": 32}
 in_class = {"origin": 0, "class": [{"name": "churn", "weight": 1}],
             "rule": [{"addr4": "7f000005", "prefix-len": 32, "class": "churn"}, everyone]}
