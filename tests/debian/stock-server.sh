@@ -401,13 +401,15 @@ if [ "$boot" = 2 ]; then
 		rpc-gssd.service rpc-svcgssd.service proc-fs-nfsd.mount run-rpc_pipefs.mount 2>/dev/null
 	umount -a -t nfsd,rpc_pipefs 2>/dev/null
 	unload() { modprobe -r nfsd nfsv4 nfsv3 nfs lockd rpcsec_gss_krb5 rpcrdma auth_rpcgss nfs_acl sunrpc; }
-	# What holds a module that would not go. On Debian 13 nfsd does not
-	# go: /proc/fs/nfsd was mounted before nfsfaird started, and the
-	# mount namespace systemd gives nfsfaird (ProtectSystem= and the
-	# rest) keeps a copy of that mount, which the unmount here does not
-	# reach ("an nfsd mount in the mount namespace of: ... nfsfaird").
-	# Not fixed yet: nfsfaird.service must not pin it. Then a few tries
-	# more, for a holder that is on its way out.
+	# What holds a module that would not go. nfsfaird must not: its
+	# mount namespace has a copy of /proc/fs/nfsd when nfsd was up
+	# before it started. With ProtectKernelTunables= (or
+	# ProtectControlGroups=), systemd 257 put that copy on a new proc
+	# instance the umount here does not reach, and nfsd stayed in use
+	# ("an nfsd mount in the mount namespace of: ... nfsfaird");
+	# nfsfaird.service spells those paths out as ReadOnlyPaths= instead,
+	# which keeps its /proc a slave of this one. Then a few tries more,
+	# for a holder that is on its way out.
 	if ! unload; then
 		diag "the unload failed: $(grep -E '^(nfsd|lockd|sunrpc|nfs|nfsv4|nfs_localio|auth_rpcgss) ' /proc/modules | cut -d' ' -f1-4 | tr '\n' ';')" \
 			"nfsd mounts: $(findmnt -rn -t nfsd,rpc_pipefs | tr '\n' ';')" \
