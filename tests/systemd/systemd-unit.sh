@@ -91,6 +91,27 @@ check "the process: bounding set CAP_NET_ADMIN alone, no new privileges" \
 	eval 'grep -qx "CapBnd:	0000000000001000" /proc/$pid/status &&
 		grep -qx "NoNewPrivs:	1" /proc/$pid/status' ||
 	diag "$(grep -E "^(CapBnd|CapEff|NoNewPrivs)" /proc/$pid/status)"
+# The kernel's tunables read-only (the unit's ReadOnlyPaths=, in place of
+# ProtectKernelTunables=), on the host's proc instance: either of
+# ProtectKernelTunables= and ProtectControlGroups= would give the unit a
+# new one (MountAPIVFS=), outside the propagation from the host's /proc;
+# systemd 257 copies /proc/fs/nfsd onto it, and nfsd could not be
+# unloaded while the daemon ran (issue 42). Here PID 1's /proc is not
+# shared, so what is checked is the instance (its device number).
+# mntinfo PID MOUNTPOINT: that mount point's last line in PID's mountinfo.
+mntinfo() { awk -v m="$2" '$5 == m { l = $0 } END { print l }' "/proc/$1/mountinfo"; }
+ro_paths="/proc/sys /proc/fs /proc/sysrq-trigger /sys /sys/fs/cgroup"
+all_ro() {
+	local m
+	for m in $ro_paths; do
+		mntinfo "$pid" "$m" | awk '{ exit $6 !~ /^ro(,|$)/ }' || return 1
+	done
+}
+check "the sandbox: $ro_paths read-only" all_ro ||
+	diag "$(for m in $ro_paths; do echo "$m: $(mntinfo "$pid" "$m" | cut -d' ' -f3-9)"; done | tr '\n' ';')"
+same_proc() { [ "$(mntinfo 1 /proc | cut -d' ' -f3)" = "$(mntinfo "$pid" /proc | cut -d' ' -f3)" ]; }
+check "the sandbox: the daemon's /proc is PID 1's proc instance, not a new one" same_proc ||
+	diag "PID 1: $(mntinfo 1 /proc | cut -d' ' -f3-9); daemon: $(mntinfo "$pid" /proc | cut -d' ' -f3-9)"
 
 # reload
 cat >> "$conf/nfsfair.yaml" <<'EOF'
