@@ -20,7 +20,7 @@ ALONGSIDE_SUITES := tests/debian/check
 .PHONY: all help deps kernel kernel-baseline export-series netlink-gen userspace check bench \
 	bench-overhead bench-enqueues bench-appends bench-real-client bench-dispatch-cost kernel-deb deps-qemu kernel-smp kernel-baseline-smp kernel-debug-smp check-smp-debug bench-smp fuzz \
 	kernel-kasan-smp kernel-kcsan-smp check-smp-kasan check-smp-kcsan soak-smp modules \
-	demo clean distclean check-debian12 check-debian13 kernel-7.3 check-7.3
+	demo clean distclean check-debian12 check-debian13 kernel-6.12 check-6.12
 
 all: kernel userspace
 
@@ -28,9 +28,9 @@ help:
 	@echo "make deps             install the Debian packages nfsfair needs (as root)"
 	@echo "make kernel           build the patched UML kernel ($(KERNEL))"
 	@echo "make kernel-baseline  the same kernel without our series ($(KERNEL_BASELINE))"
-	@echo "make kernel-7.3       the series for upstream on Linux 7.3 (build/linux-7.3/um/linux)"
-	@echo "make check-7.3        the UML suites booted on it (make check boots the 6.12 backport)"
-	@echo "make export-series    write build/linux's commits back to kernel/backport-6.12/ (NFSFAIR_KERNEL=7.3: build/linux-7.3 to kernel/patches/)"
+	@echo "make kernel-6.12      the series' 6.12 backport, what nfsfair-dkms builds (build/linux-6.12/um/linux)"
+	@echo "make check-6.12       the UML suites booted on it (make check boots the series on 7.3)"
+	@echo "make export-series    write build/linux's commits back to kernel/patches/ (NFSFAIR_KERNEL=6.12: build/linux-6.12 to kernel/backport-6.12/)"
 	@echo "make netlink-gen      regenerate the family's code from netlink-spec/nfsfair.yaml"
 	@echo "make userspace        build lib/, cli/, daemon/ and tests/load/"
 	@echo "make tools            build nfsfair-ctl and nfsfaird only: no kernel, no make deps"
@@ -87,13 +87,13 @@ kernel: deps
 kernel-baseline: deps
 	@kernel/scripts/build-kernel baseline
 
-# The series for upstream, on Linux 7.3 (kernel/patches; make kernel builds
-# its 6.12 backport): its UML kernel, and the UML suites booted on it.
-kernel-7.3: deps
-	@NFSFAIR_KERNEL=7.3 kernel/scripts/build-kernel nfsfair
+# The 6.12 backport (kernel/backport-6.12; make kernel builds the series
+# on Linux 7.3): its UML kernel, and the UML suites booted on it.
+kernel-6.12: deps
+	@NFSFAIR_KERNEL=6.12 kernel/scripts/build-kernel nfsfair
 
-check-7.3: userspace kernel-7.3
-	@NFSFAIR_UML_KERNEL=build/linux-7.3/um/linux NFSFAIR_TEST_LOGS=build/test-logs-7.3 \
+check-6.12: userspace kernel-6.12
+	@NFSFAIR_UML_KERNEL=build/linux-6.12/um/linux NFSFAIR_TEST_LOGS=build/test-logs-6.12 \
 		tests/run-suites tests/kunit/run $(INTEGRATION_SUITES) tests/systemd/check
 
 modules: deps

@@ -6,13 +6,12 @@ set -euo pipefail
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$top"
 
-# Which series: NFSFAIR_KERNEL=7.3, the series for upstream on Debian's
-# linux-source-7.3 (trixie-backports, scripts/linux-source-backports),
-# in build/linux-7.3 (make check-7.3); or 6.12 (default), its backport on
-# Debian's linux-source-6.12, what nfsfair-dkms builds for Debian's own
-# kernels and, until every UML suite passes on 7.3, what make check boots,
-# in build/linux (kernel/backport-6.12/README.md: how the two differ).
-line=${NFSFAIR_KERNEL:-6.12}
+# Which series: NFSFAIR_KERNEL=7.3 (default), the series for upstream on
+# Debian's linux-source-7.3 (trixie-backports, scripts/linux-source-backports),
+# in build/linux, what make check boots; or 6.12, its backport on Debian's
+# linux-source-6.12, what nfsfair-dkms builds for Debian's own kernels,
+# in build/linux-6.12 (kernel/backport-6.12/README.md: how the two differ).
+line=${NFSFAIR_KERNEL:-7.3}
 configs_dir=kernel/configs
 upstream_tag=nfsfair-upstream	# the tarball as it is
 base_tag=nfsfair-base		# plus the harness: both kernels start here
@@ -22,16 +21,16 @@ case $line in
 	series_dir=kernel/patches
 	harness_dir=kernel/harness	# what the tests need, not nfsfair itself
 	line_fragment=$configs_dir/linux-7.3.config
-	tree=build/linux-7.3			# git tree: base commit + our series
-	baseline_tree=build/linux-7.3-baseline	# git worktree of the base commit
+	tree=build/linux			# git tree: base commit + our series
+	baseline_tree=build/linux-baseline	# git worktree of the base commit
 	;;
 6.12)
 	tarball_default() { echo /usr/src/linux-source-6.12.tar.xz; }
 	series_dir=kernel/backport-6.12/patches
 	harness_dir=kernel/backport-6.12/harness
 	line_fragment=kernel/backport-6.12/linux-6.12.config
-	tree=build/linux
-	baseline_tree=build/linux-baseline
+	tree=build/linux-6.12
+	baseline_tree=build/linux-6.12-baseline
 	;;
 *)
 	printf '%s: NFSFAIR_KERNEL=%s: the series are 7.3 and 6.12\n' "${0##*/}" "$line" >&2

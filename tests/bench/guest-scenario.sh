@@ -26,16 +26,15 @@ for src in $(printf '%s\n' "$@" | grep -o '127\.0\.0\.[0-9]*' | sort -u); do
 	add_source_addr "$src"
 done
 
-hex4() { printf '%02x' ${1//./ }; }
 
 case $table in
 none) ;;
 per-host)
-	ynl --do rule-append --json '{"addr4": "7f000000", "prefix-len": 8, "per-host-len": 32}' >/dev/null
+	ynl --do rule-append --json '{"addr4": "127.0.0.0", "prefix-len": 8, "per-host-len": 32}' >/dev/null
 	;;
 per-client)
 	ynl --do rule-append --json \
-		'{"addr4": "7f000000", "prefix-len": 8, "per-host-len": 32, "per-client": true}' >/dev/null
+		'{"addr4": "127.0.0.0", "prefix-len": 8, "per-host-len": 32, "per-client": true}' >/dev/null
 	;;
 class:*)
 	IFS=, read -ra items <<< "${table#class:}"
@@ -54,11 +53,11 @@ class:*)
 		IFS=+ read -ra addrs <<< "${item#*=}"
 		for a in "${addrs[@]}"; do
 			ynl --do rule-append --json \
-				"{\"addr4\": \"$(hex4 "$a")\", \"prefix-len\": 32, \"class\": \"$name\"}" >/dev/null
+				"{\"addr4\": \"$a\", \"prefix-len\": 32, \"class\": \"$name\"}" >/dev/null
 		done
 	done
 	# Everyone else is a client of their own.
-	ynl --do rule-append --json '{"addr4": "7f000000", "prefix-len": 8, "per-host-len": 32}' >/dev/null
+	ynl --do rule-append --json '{"addr4": "127.0.0.0", "prefix-len": 8, "per-host-len": 32}' >/dev/null
 	;;
 *) echo "guest-scenario: unknown table '$table'" >&2; exit 2 ;;
 esac

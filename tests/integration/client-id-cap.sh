@@ -103,11 +103,11 @@ check "save, -F, restore: the same table, ids-per-host 2" eval \
 r = json.load(sys.stdin)
 assert [x.get(\"ids-per-host\") for x in r] == [2], r"'
 msg=$(ynl --do rule-append --json \
-	'{"addr4": "0a000000", "prefix-len": 8, "per-host-len": 32, "ids-per-host": 2}' 2>&1)
+	'{"addr4": "10.0.0.0", "prefix-len": 8, "per-host-len": 32, "ids-per-host": 2}' 2>&1)
 check "ynl: ids-per-host without per-client is refused, saying why" \
 	grep -q "ids-per-host needs per-client" <<< "$msg" || diag "$msg"
 msg=$(ynl --do rule-append --json \
-	'{"addr4": "0a000000", "prefix-len": 8, "per-host-len": 32, "per-client": true,
+	'{"addr4": "10.0.0.0", "prefix-len": 8, "per-host-len": 32, "per-client": true,
 	  "ids-per-host": 0}' 2>&1)
 check "ynl: ids-per-host 0 is refused by the policy" eval \
 	'grep -qi "invalid\|range\|error" <<< "$msg" && [ "$("$ctl" -S | wc -l)" = 1 ]' || diag "$msg"

@@ -119,7 +119,7 @@ explain_diag() { diag "explain $1: $("$ctl" explain "$1" 2>&1 | tr '\n' ' ')"; }
 clients_ok() {
 	local file=$1 expr=$2 peer=${3:-}
 	if [ -n "$peer" ]; then
-		ynl --dump client-get --json "{\"peer-addr4\": \"$(printf '%02x' ${peer//./ })\"}"
+		ynl --dump client-get --json "{\"peer-addr4\": \"$peer\"}"
 	else
 		ynl --dump client-get
 	fi > "$file" 2>&1 && json "$file" "$expr"
@@ -321,11 +321,11 @@ import json, sys, time
 sys.path.insert(0, sys.argv[1])
 from lib import YnlFamily
 y = YnlFamily(sys.argv[2], sys.argv[3])
-everyone = {"addr4": "7f000000", "prefix-len": 8, "per-host-len": 32}
+everyone = {"addr4": "127.0.0.0", "prefix-len": 8, "per-host-len": 32}
 in_class = {"origin": 0, "class": [{"name": "churn", "weight": 1}],
-            "rule": [{"addr4": "7f000005", "prefix-len": 32, "class": "churn"}, everyone]}
+            "rule": [{"addr4": "127.0.0.5", "prefix-len": 32, "class": "churn"}, everyone]}
 per_host = {"origin": 0,
-            "rule": [{"addr4": "7f000005", "prefix-len": 32, "per-host-len": 32}, everyone]}
+            "rule": [{"addr4": "127.0.0.5", "prefix-len": 32, "per-host-len": 32}, everyone]}
 n, errors, worst, first = 1000, [], 0.0, None
 start = time.monotonic()
 for i in range(n):

@@ -71,7 +71,7 @@ check "class movers has weight 2" \
 # A rule by hand (origin 0) survives the daemon.
 quiet() { "$@" > /dev/null; }
 require "a hand-made rule (origin 0)" quiet ynl --do rule-insert \
-	--json '{"position": 1, "addr4": "7f000003", "prefix-len": 32, "per-host-len": 32}'
+	--json '{"position": 1, "addr4": "127.0.0.3", "prefix-len": 32, "per-host-len": 32}'
 g=$(gen)
 run_once
 check "applying the same file again writes nothing (generation stays $g)" [ "$(gen)" = "$g" ]

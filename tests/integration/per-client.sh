@@ -83,7 +83,7 @@ assert [(x.get("per-client"), x["per-host-len"]) for x in r] == [(True, 32), (Tr
 	"$rules" || diag "rule-get: $rules"
 check "-D -s 10.0.0.0/8 -j per-client/24" "$ctl" -D -s 10.0.0.0/8 -j per-client/24
 out=$(ynl --do rule-append --json \
-	'{"addr4": "0a000000", "prefix-len": 8, "class": "x", "per-client": true}' 2>&1)
+	'{"addr4": "10.0.0.0", "prefix-len": 8, "class": "x", "per-client": true}' 2>&1)
 check "ynl: per-client with a class, not per-host-len, is refused, saying why" \
 	grep -q "per-client needs per-host-len" <<< "$out" || diag "$out"
 

@@ -90,9 +90,9 @@ guest_slowness() {
 ynl_paths() {
 	local top
 	top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-	# 7.3 keeps the CLI and library under pyynl/, 6.12 one level up.
+	# 7.3's (build/linux), for both kernels' families (the same uapi):
+	# it takes and prints addresses as text, by the spec's display hints.
 	ynl_lib=$top/build/linux/tools/net/ynl/pyynl
-	[ -d "$ynl_lib" ] || ynl_lib=$top/build/linux/tools/net/ynl
 	ynl_spec=$top/netlink-spec/nfsfair.yaml
 	ynl_schema=$top/build/linux/Documentation/netlink/genetlink.yaml
 }
