@@ -300,7 +300,7 @@ fair=(--group two:127.0.0.2:2:16 --group eight:127.0.0.3:8:16 --hold-us 10000 --
 if ynl --dump client-get > /dev/null 2>&1; then
 	require "nfsfair: every 127.x address a client of its own" \
 		eval 'ynl --do rule-append \
-			--json "{\"addr4\": \"7f000000\", \"prefix-len\": 8, \"per-host-len\": 32}" \
+			--json "{\"addr4\": \"127.0.0.0\", \"prefix-len\": 8, \"per-host-len\": 32}" \
 			> /dev/null'
 	# the kernel's per-host entries go with their connections: read them
 	# while the run goes on (ynl itself takes 2 s in a real-time guest,
