@@ -26,8 +26,6 @@ state() {
 	ynl --dump rule-get | sed 's/"hits": [0-9]*//g'
 }
 
-# refused DESC MESSAGE OP JSON: the request fails, extack says MESSAGE,
-# and the table reads back the same.
 # ynl_bytes OP JSON: OP through the kernel tree's ynl library, with hex
 # addr4/addr6 values sent as raw bytes: its CLI takes an address only as
 # text, so a wrong length cannot be said there.
@@ -52,8 +50,8 @@ except NlError as e:
 EOF
 }
 
-# refused DESC MSG [ynl_bytes] ARGS...: ynl ARGS (or ynl_bytes) fails,
-# saying MSG, and the table is as it was.
+# refused DESC MESSAGE [ynl_bytes] ARGS...: ynl ARGS (or ynl_bytes ARGS)
+# fails, extack says MESSAGE, and the table reads back the same.
 refused() {
 	local desc=$1 msg=$2 before after cmd=ynl
 	shift 2
