@@ -47,8 +47,8 @@ help:
 	@echo "                      CFLAGS, CPPFLAGS and LDFLAGS from the environment are added"
 	@echo "make deb              the Debian packages nfsfair-tools and nfsfair-dkms in build/deb/, lintian-clean"
 	@echo "make check            build what is needed and run every test suite"
-	@echo "make check-debian12   the stock-server suite on Debian 12 (what make check boots)"
-	@echo "make check-debian13   the same on Debian 13, packages built in a trixie chroot"
+	@echo "make check-debian12   the stock-server suite on Debian 12, packages built on this host"
+	@echo "make check-debian13   the same on Debian 13 (what make check boots), packages built in a trixie chroot"
 	@echo "make check-churn      netns-churn.sh's full 200 namespace cycles (make check: 40)"
 	@echo "make bench            the fairness and thread-time tables, baseline against nfsfair, then"
 	@echo "                      the dispatch-cost rows (ns per dispatch, a bare clock read beside)"
@@ -181,9 +181,8 @@ check: userspace deb
 	@tests/run-suites $(addprefix --alongside ,$(ALONGSIDE_SUITES)) \
 		--before '$(MAKE) -s kernel kernel-baseline' $(SUITES)
 
-# make check's stock server is still Debian 12 (tests/debian/check):
-# Debian 13's run passes whole (make check-debian13) but has not yet
-# been timed inside a fresh make check. Both by name:
+# make check's stock server is Debian 13, today's stable (tests/debian/check);
+# Debian 12, oldstable, keeps a target of its own. Both by name:
 check-debian12: deb
 	@tests/debian/check --release 12
 

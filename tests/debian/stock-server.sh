@@ -368,19 +368,33 @@ if [ "$boot" = 2 ]; then
 	check "real clients: $what" at_least "$(pct "$disk_alone" "$reads_alone")" 80
 	# The issue's goal is 75% of the walker's rate alone. On this TCG
 	# guest its calls are bound by the guest's CPUs, which the readers'
-	# READs share: with the readers held to 1 thread of 4 (the admin's
-	# manual fix) it kept 66.9 to 73.2% here, so no dispatch can reach
-	# 75%. What the threads can give it is checked instead: per-host as
-	# much as the manual fix (80% of it), and far more than no table.
-	# The guest's speed drifts between phases with the host's load (one
-	# run here: alone 109.2, after 77.1, the manual fix 204.2 stat()s/s),
-	# so the reference is the slowest of the manual fix and the two
-	# alone windows: no table (23.4 in that run) still fails it.
-	diag "real clients, per-host: the walker kept $walk_ph_pct% of its rate alone (the issue's goal: 75%)"
-	walk_ref=$(printf '%s\n' "$walk_lim" "$walk_alone" "$walk_after" | awk 'NF && (m == "" || $1 < m) { m = $1 } END { print m }')
-	walk_ph_lim_pct=$(pct "$walk_ph" "$walk_ref")
-	what="beside the readers the walker gets 80% or more of the slowest of the readers' limit of 1 thread and its rate alone, $walk_ref ($walk_ph_lim_pct%)"
-	check "real clients, per-host: $what" at_least "$walk_ph_lim_pct" 80
+	# READs share, and the guest's speed drifts between phases with the
+	# host's load (this check's runs: alone 77 to 307 stat()s/s, the
+	# readers held to 1 thread 103 to 204): no rate ratio across phases
+	# is the scheduler's to keep. What dispatch decides is how long the
+	# walker's call waits for a thread once all 4 are busy with READs.
+	# Fair, it is the next thread freed: on average at most the interval
+	# between the readers' READs completing (1/their rate; half of it if
+	# they complete evenly). Its extra time per call beside the readers,
+	# over its time with the readers held to 1 thread (the admin's
+	# manual fix: a thread always free), must stay within that interval;
+	# with no table it queues behind several READs and exceeds it
+	# (earlier runs: per-host about 0.4, no table 4 to 5 intervals).
+	diag "real clients, per-host: the walker kept $walk_ph_pct% of its rate alone (the issue's goal: 75%)," \
+		"$(pct "$walk_ph" "$walk_lim")% of its rate with the readers held to 1 thread"
+	# waits RATE: the walker's extra ms per call at RATE over the
+	# limit-1 row, in the readers' completion intervals at their RATE2.
+	waits() { awk -v w="$1" -v l="$walk_lim" -v r="$2" 'BEGIN {
+		if (w + 0 == 0 || l + 0 == 0 || r + 0 == 0) { print "?"; exit }
+		printf "%.2f %.1f %.1f\n", (1000 / w - 1000 / l) / (1000 / r), 1000 / w - 1000 / l, 1000 / r }'; }
+	read -r ph_iv ph_ms ph_gap < <(waits "$walk_ph" "$reads_ph")
+	read -r none_iv none_ms none_gap < <(waits "$walk_none" "$reads_none")
+	at_most() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a != "?" && a + 0 <= b) }'; }
+	what="per call the walker waits at most one interval between the readers' READs completing"
+	check "real clients, per-host: $what (${ph_ms:-?} ms over the limit-1 row, ${ph_iv:-?} of ${ph_gap:-?} ms)" \
+		at_most "${ph_iv:-?}" 1
+	what="with no table the walker waits longer than that (${none_ms:-?} ms, ${none_iv:-?} of ${none_gap:-?} ms): the check above can fail"
+	check "real clients: $what" at_least "${none_iv:-?}" 1.0001
 	walk_ph_none=$(awk -v a="$walk_ph" -v b="$walk_none" 'BEGIN { if (a == "" || b + 0 == 0) print "?"; else printf "%.1f\n", a / b }')
 	what="beside the readers the walker does 3 times its rate with no table or more (${walk_ph_none}x)"
 	check "real clients, per-host: $what" at_least "$walk_ph_none" 3
