@@ -26,6 +26,13 @@ check "one built the packages, the other waited and reused them ($reused reused)
 valid() { dpkg-deb --info "$1" > /dev/null 2>&1; }
 debs=(build/deb/nfsfair-tools_*_amd64.deb build/deb/nfsfair-dkms_*_all.deb)
 check "both packages are whole (dpkg-deb --info)" eval 'valid "${debs[0]}" && valid "${debs[1]}"'
+# nfsfair-dkms carries both series, each whole, where prepare-source
+# looks for them: patches/6.12 (Debian's 6.12 kernels), patches/7.3.
+in_dkms() { dpkg-deb -c "${debs[1]}" | grep -c "/usr/src/nfsfair-[^/]*/patches/$1/[^/]*\.patch$"; }
+n612=$(in_dkms 6.12) n73=$(in_dkms 7.3)
+check "nfsfair-dkms holds the 6.12 backport ($n612 patches) and the 7.3 series ($n73)" \
+	[ "$n612" -eq "$(ls "$top"/kernel/backport-6.12/patches/*.patch | wc -l)" -a \
+	"$n73" -eq "$(ls "$top"/kernel/patches/*.patch | wc -l)" -a "$n73" -gt 0 ]
 before=$(stat -c %Y "${debs[0]}")
 echo "# an edit" >> README.md
 sleep 1

@@ -12,9 +12,10 @@ trap 'rm -rf "$work"' EXIT
 # A DKMS build directory as dkms lays it out: the series and our files.
 layout() {
 	rm -rf "$work/b"
-	mkdir -p "$work/b/patches"
+	mkdir -p "$work/b/patches/6.12" "$work/b/patches/7.3"
 	cp "$top"/dkms/* "$work/b/"
-	cp "$top"/kernel/backport-6.12/patches/*.patch "$work/b/patches/"
+	cp "$top"/kernel/backport-6.12/patches/*.patch "$work/b/patches/6.12/"
+	cp "$top"/kernel/patches/*.patch "$work/b/patches/7.3/"
 }
 refuses() {	# refuses WANT ARGS...: non-zero, WANT on stderr, no overlay
 	local want=$1 out
@@ -27,6 +28,19 @@ refuses() {	# refuses WANT ARGS...: non-zero, WANT on stderr, no overlay
 layout
 check "a kernel without headers is named" refuses "no headers for kernel 6.12.1-nosuch" 6.12.1-nosuch "$work/b"
 check "a missing source is named" refuses "no kernel source at /nonexistent.tar.xz" "$kver" "$work/b" /nonexistent.tar.xz
+# A kernel of a version the package has no series for, before anything
+# else is looked at (its headers, its source).
+check "a kernel of another Linux version is refused, naming both versions" \
+	refuses "kernel 7.4.1+deb13-amd64 is Linux 7.4: this nfsfair-dkms carries the series for Linux 6.12 and 7.3 only" \
+	7.4.1+deb13-amd64 "$work/b"
+check "so is Debian 12's 6.1, older than both" \
+	refuses "kernel 6.1.0-28-amd64 is Linux 6.1: this nfsfair-dkms carries the series for Linux 6.12 and 7.3 only" \
+	6.1.0-28-amd64 "$work/b"
+rm -rf "$work/b/patches/7.3"
+check "with the 6.12 series alone, it names that one" \
+	refuses "kernel 7.3.4+deb13-amd64 is Linux 7.3: this nfsfair-dkms carries the series for Linux 6.12 only" \
+	7.3.4+deb13-amd64 "$work/b"
+check "a release that names no version is refused" refuses "cannot tell the Linux version of kernel 'custom'" custom "$work/b"
 rm -rf "$work/b/patches"
 check "a build directory without the series is refused" refuses "no series in $work/b/patches" "$kver" "$work/b"
 
@@ -47,6 +61,6 @@ check "source of another version is refused, naming both versions" \
 # A patch that does not apply to the source is named.
 layout
 printf 'Subject: [PATCH] broken\n---\n--- a/net/sunrpc/svc.c\n+++ b/net/sunrpc/svc.c\n@@ -1,1 +1,1 @@\n-no such line\n+nor this\n' \
-	> "$work/b/patches/0099-broken.patch"
+	> "$work/b/patches/6.12/0099-broken.patch"
 check "a patch that does not apply is named" refuses "0099-broken.patch does not apply" "$kver" "$work/b"
 tap_done
