@@ -42,6 +42,8 @@ diag "boot $boot: $(uname -r), $(cat /proc/cmdline | tr -d '\n')"
 module_file() { modinfo -k "$kver" -n "$1" 2>/dev/null; }
 from_dkms() { case $(module_file "$1") in /lib/modules/$kver/updates/dkms/*) ;; *) return 1 ;; esac; }
 from_stock() { case $(module_file "$1") in /lib/modules/$kver/kernel/*) ;; *) return 1 ;; esac; }
+# The Debian package that ships the running kernel's stock sunrpc.
+modules_package() { dpkg -S "/lib/modules/$kver/kernel/net/sunrpc/sunrpc.ko*" 2>/dev/null | cut -d: -f1 | head -1; }
 # Wait (bounded) for a command to succeed: boot order, timers.
 wait_for() { local n=$1; shift; while ! "$@" 2>/dev/null; do n=$((n - 1)); [ $n -gt 0 ] || return 1; sleep 1; done; }
 active() { [ "$(systemctl is-active "$1")" = active ]; }
@@ -90,9 +92,12 @@ if [ "$boot" = 1 ]; then
 	done
 	check "dkms says nfsfair is installed for $kver" \
 		bash -c "dkms status -m nfsfair -k $kver | grep -q ': installed'"
-	# The package that installed the running kernel: linux-image-KVER,
-	# or its -unsigned twin when the signed one was not out yet.
-	image=$(dpkg -S "/boot/vmlinuz-$kver" 2>/dev/null | cut -d: -f1)
+	# The package that installed the running kernel's stock modules:
+	# linux-image-KVER (or its -unsigned twin when the signed one was not
+	# out yet) on 6.12; 7.3's packaging splits them into
+	# linux-modules-KVER. dpkg's file lists, not the disk: Debian 13's
+	# dkms has moved some of them away.
+	image=$(modules_package)
 	check "the stock kernel package ($image) is installed" \
 		bash -c "[ \"\$(dpkg-query -W -f='\${Status}' '$image')\" = 'install ok installed' ]"
 	# Debian 12's dkms (3.0) installs beside the stock modules. Debian
@@ -502,7 +507,7 @@ sys.exit(not (c.get("connections", 0) >= 1 and c.get("dispatches", 0) >= 1))' < 
 		bash -c "DEBIAN_FRONTEND=noninteractive apt-get remove -y -q nfsfair-dkms > /var/lib/nfsfair-test/remove.log 2>&1"
 	diag "apt remove, its initramfs included, took $((SECONDS - t0)) s"
 	check "modprobe finds the stock sunrpc again" from_stock sunrpc
-	image=$(dpkg -S "/boot/vmlinuz-$kver" 2>/dev/null | cut -d: -f1)
+	image=$(modules_package)
 	check "the stock kernel package's files are all in place again (dpkg --verify $image)" \
 		bash -c "[ -z \"\$(dpkg --verify $image)\" ]"
 	check "and the stock nfsd" from_stock nfsd
