@@ -42,8 +42,9 @@ diag "boot $boot: $(uname -r), $(cat /proc/cmdline | tr -d '\n')"
 module_file() { modinfo -k "$kver" -n "$1" 2>/dev/null; }
 from_dkms() { case $(module_file "$1") in /lib/modules/$kver/updates/dkms/*) ;; *) return 1 ;; esac; }
 from_stock() { case $(module_file "$1") in /lib/modules/$kver/kernel/*) ;; *) return 1 ;; esac; }
-# The Debian package that ships the running kernel's stock sunrpc.
-modules_package() { dpkg -S "/lib/modules/$kver/kernel/net/sunrpc/sunrpc.ko*" 2>/dev/null | cut -d: -f1 | head -1; }
+# The Debian package that ships the running kernel's stock sunrpc
+# (under /usr/lib/modules on 13, /lib/modules on 12).
+modules_package() { dpkg -S "*/modules/$kver/kernel/net/sunrpc/sunrpc.ko*" 2>/dev/null | cut -d: -f1 | head -1; }
 # Wait (bounded) for a command to succeed: boot order, timers.
 wait_for() { local n=$1; shift; while ! "$@" 2>/dev/null; do n=$((n - 1)); [ $n -gt 0 ] || return 1; sleep 1; done; }
 active() { [ "$(systemctl is-active "$1")" = active ]; }
@@ -467,12 +468,15 @@ if [ "$boot" = 2 ]; then
 		exportfs -r
 		check "rpc.mountd starts for nfsdctl's nfsd" rpc.mountd
 		# autostart, as nfs-server runs it; where its lockd step fails
-		# (6.12), what it does next: nfsd's threads over netlink, which
-		# opens nfsd's default listeners.
+		# (6.12; 7.3 too, with Debian 13's nfs-utils 2.8.3), what it
+		# does next, by hand: a listener on 2049 (7.3's nfsd opens no
+		# default one when started over netlink: "no listeners
+		# configured", EIO), then nfsd's threads over netlink.
 		if nfsdctl autostart 2>/run/nfsdctl.err; then
 			how="nfsdctl autostart"
 		else
-			how="nfsdctl threads 2 (autostart: $(tr '\n' ' ' < /run/nfsdctl.err))"
+			how="nfsdctl listener +tcp::2049, threads 2 (autostart: $(tr '\n' ' ' < /run/nfsdctl.err))"
+			nfsdctl listener +tcp::2049 > /dev/null
 			nfsdctl threads 2 > /dev/null
 		fi
 		check "nfsdctl starts nfsd on the DKMS modules with nfs.conf's 2 threads: $how" \
