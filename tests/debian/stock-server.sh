@@ -401,9 +401,13 @@ if [ "$boot" = 2 ]; then
 		at_most "${ph_iv:-?}" 1
 	what="with no table the walker waits longer than that (${none_ms:-?} ms, ${none_iv:-?} of ${none_gap:-?} ms): the check above can fail"
 	check "real clients: $what" at_least "${none_iv:-?}" 1.0001
+	# Per-host against no table as a rate ratio: a figure, not a check.
+	# Two phases apart, it is the guest's speed as much as the dispatch
+	# (2.7x in a plain make check whose walker alone went from 185.0 to
+	# 56.9 stat()s/s within the run; 5.7x, 3.7x in others): the two wait
+	# checks above hold the same claim per call.
 	walk_ph_none=$(awk -v a="$walk_ph" -v b="$walk_none" 'BEGIN { if (a == "" || b + 0 == 0) print "?"; else printf "%.1f\n", a / b }')
-	what="beside the readers the walker does 3 times its rate with no table or more (${walk_ph_none}x)"
-	check "real clients, per-host: $what" at_least "$walk_ph_none" 3
+	diag "real clients, per-host: beside the readers the walker did ${walk_ph_none}x its rate with no table"
 	what="beside the walker the readers keep 90% of their rate alone or more ($reads_ph_pct%)"
 	check "real clients, per-host: $what" at_least "$reads_ph_pct" 90
 	check "real clients: both unmount" wait_for 60 umount_both
