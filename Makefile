@@ -59,6 +59,7 @@ help:
 	@echo "                      built (make kernel-smp), the 2-CPU qemu guest"
 	@echo "make bench-real-client  a kernel NFS client walking and reading, alone and loaded"
 	@echo "make bench-dispatch-cost  ns per dispatch, fair path against the single queue (KUnit, native)"
+	@echo "                      (BENCH_ARGS=--clients: among 1, 64 and 4096 busy clients)"
 	@echo "make kernel-smp       the patched x86_64 kernel for the qemu SMP guest"
 	@echo "make kernel-baseline-smp  the same without our series"
 	@echo "make kernel-debug-smp the patched x86_64 kernel with lockdep and friends"
