@@ -145,6 +145,29 @@ check "svc_fair_dequeue carries the charge of each dispatch" \
 check "hits counted on the per-host rule" \
 	grep -q '"position": 3, .*"hits": [1-9]' <<< "$(ynl --dump rule-get)"
 
+# A class's weight is read where it is used: class-set counts as a change
+# (the generation moves, for table-replace's check) but looks no
+# connection up again; a commit of rules does, even of a rule that
+# matches none of them. Each lookup counts a hit on the rule it finds.
+hits() { ynl --dump rule-get | grep -o '"hits": [0-9]*' | awk '{ n += $2 } END { print n + 0 }'; }
+writes() {
+	dd if=/dev/zero of=/run/nfsfair/b/w bs=4k count=1 conv=fsync status=none &&
+	dd if=/dev/zero of=/run/nfsfair/c/w bs=4k count=1 conv=fsync status=none
+}
+writes
+before=$(hits) gen=$(field "$(ynl --do table-get)" generation)
+check "class-set movers weight 3" quiet ynl --do class-set --json '{"name": "movers", "weight": 3}'
+writes
+after=$(hits)
+check "class-set is a change: generation $gen -> $((gen + 1))" \
+	[ "$(field "$(ynl --do table-get)" generation)" = $((gen + 1)) ]
+check "class-set looks no connection up again (hits $before -> $after)" [ "$after" = "$before" ]
+check "rule-append 10.0.0.0/8 -> movers" quiet ynl --do rule-append \
+	--json '{"addr4": "10.0.0.0", "prefix-len": 8, "class": "movers"}'
+writes
+check "a commit of rules does (hits $after -> $(hits))" [ "$(hits)" -gt "$after" ]
+check "rule-del 10.0.0.0/8" quiet ynl --do rule-del --json '{"position": 4}'
+
 # Refusals, each naming the attribute, each changing nothing
 refused "host bits set" "host bits set past /8" --do rule-append \
 	--json '{"addr4": "127.0.0.1", "prefix-len": 8, "class": "movers"}'
