@@ -42,7 +42,7 @@
 #     connections are set up 7 s before its first call, so that a thread
 #     their setup started (control events, which a limit never holds)
 #     has timed out by then.
-#     It did not before 0007 had svc_recv() ask svc_fair_wants_thread()
+#     It did not before 0009 had svc_recv() ask svc_fair_wants_thread()
 #     (the two checks of the pool under solo failed): 38.5 s into solo's
 #     calls the pool went to 3 and stayed there until 5 s after the
 #     load. The thread that ends solo's call wakes an idle one (the
