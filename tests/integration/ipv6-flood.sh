@@ -247,6 +247,26 @@ print(g, int(f), "%.3f" % (100.0 * g / max(g + f, 1)))' "$out/$tag-good.json" \
 		"$(field "$b1" at)" "$(field "$b2" at)" "$(field "$b1" replies)" "$(field "$b2" replies)" \
 		2> "$out/$tag-calls.err") ||
 		diag "$name: no completions between the snapshots ('$b1', '$b2'): $(tail -n 1 "$out/$tag-calls.err")"
+	# Where the load's completions fell against the snapshots, for a
+	# check on them that fails: before, between, after, and the longest
+	# run of empty windows between.
+	good_timeline=$(py 'import json, sys
+r = json.load(open(sys.argv[1]))
+t1, t2 = float(sys.argv[2]), float(sys.argv[3])
+w, s = r["window_ms"] / 1000.0, r["start_ns"] / 1e9
+win = r["groups"][0]["windows"]
+at = lambda i: s + i * w
+before = sum(n for i, n in enumerate(win) if at(i + 1) <= t1)
+inside = [n for i, n in enumerate(win) if t1 <= at(i) and at(i + 1) <= t2]
+after = sum(n for i, n in enumerate(win) if at(i) >= t2)
+run = best = 0
+for n in inside:
+	run = run + 1 if n == 0 else 0
+	best = max(best, run)
+print("load from %.2f s to the first snapshot, %.2f s between the snapshots; calls before %d,"
+      " between %d (%d windows of %d ms, %d empty in a row at most), after %d"
+      % (t1 - s, t2 - t1, before, sum(inside), len(inside), r["window_ms"], best, after))' \
+		"$out/$tag-good.json" "$(field "$b1" at)" "$(field "$b2" at)" 2>&1)
 }
 
 # flood_phase NAME TAG: start the flood under whatever table is loaded,
@@ -373,7 +393,7 @@ diag "per-host/128: the well-behaved client's client ($good_kinds) got $pct% of 
 rounds=$(py 'import sys; print("%.1f" % (int(sys.argv[1]) / max(int(sys.argv[2]), 1)))' "${all:-0}" "${active:-0}")
 check "per-host/128: its calls completed between the dumps (${good_calls%% *}) come to half the $rounds rounds or more" \
 	py 'import sys; sys.exit(not (float(sys.argv[2]) >= 2 and int(sys.argv[1]) >= float(sys.argv[2]) / 2))' \
-	"${good_calls%% *}" "$rounds"
+	"${good_calls%% *}" "$rounds" || diag "per-host/128: $good_timeline"
 diag "per-host/128: by completions in the same window: $good_calls (good, flood, %);" \
 	"nfsfair-load: $good_ops calls, exit $good_rc, running at the second dump: $good_outlasted"
 diag "per-host/128: flood $(flood_line busy)"
