@@ -54,6 +54,22 @@ arch_objdir() {
 	echo "$dir"
 }
 
+# Every checkout of a tree is sparse (kernel/scripts/sparse-checkout):
+# half the disk of a full one. sparse_tree DIR applies the patterns to
+# DIR, again only when they changed; add_worktree DIR REV makes a sparse
+# worktree of $tree at REV without checking out the rest first.
+sparse_paths=kernel/scripts/sparse-checkout
+sparse_tree() {
+	[ "$(git -C "$1" sparse-checkout list 2>/dev/null)" = "$(grep -v -e '^#' -e '^$' "$top/$sparse_paths")" ] ||
+		git -C "$1" -c advice.updateSparsePath=false sparse-checkout set --no-cone --stdin < "$top/$sparse_paths"
+}
+add_worktree() {
+	git -C "$tree" worktree prune
+	git -C "$tree" worktree add -q --no-checkout --detach "$top/$1" "$2"
+	sparse_tree "$1"
+	git -C "$1" checkout -q --detach "$2"
+}
+
 die() { printf '%s: %s\n' "${0##*/}" "$*" >&2; exit 1; }
 say() { printf '  %-8s %s\n' "$1" "$2"; }
 
