@@ -16,11 +16,20 @@
 #     ops/s (97 to 101%).
 #  2. A class limit across the changes: many in class bulk, limit 4. At
 #     16 threads bulk's threads-max is 4 and it gets 4 threads' worth
-#     (25%); at 2 it gets its fair share, one thread, and one the other
-#     (45 to 55% a window, so one is not starved); back at 16 the limit
-#     still holds (threads-max 4, 25%); then -E bulk --limit 0 under the
-#     load, and bulk takes its half again. Each stretch's threads-max is
-#     read from a -Z once it settled to just before the next edit.
+#     (25%); at 2 it gets its fair share, a thread's worth, and one
+#     the other (45 to 55% a window, so one is not starved); back at 16
+#     the limit still holds (threads-max 4, 25%); then -E bulk --limit 0
+#     under the load, and bulk takes its half again. Each stretch's
+#     threads-max is read from a -Z once it settled to just before the
+#     next edit.
+#     At 2 threads it is printed, not checked: bulk's limit is above the
+#     pool, so only the shares bind, and they are over time. Dispatch
+#     keeps a client from the pool's last thread only while another
+#     client was dispatched within one of its calls (svc_fair_hogs(),
+#     the call's mean cost, 10 ms at least); here every call takes 10
+#     ms, so the two are equal and a freed thread looking a hair late
+#     gives bulk both threads for a call. It read 1 in every run here
+#     and 2 once in CI, with 50% in every window both times.
 #  3. Dynamic threads: threads-set threads 16, min-threads 2 through
 #     nfsd's own netlink family, with the kernel tree's ynl CLI. The
 #     pool's sp_nrthreads is what counts: the nfsd_dynthread_start and
@@ -311,7 +320,6 @@ check "limit, 16 threads: bulk 23 to 27% in every window ($lo to $hi%), at most 
 	eval '[ "$nw" -ge 3 ] && in_range 23 "$lo" 27 && in_range 23 "$hi" 27 && [ "$gmax" -le 204 ]'
 check "limit, 16 threads: nfsd serves with all 16, 1552 to 1616 ops/s ($rate)" in_range 1552 "$rate" 1616
 read -r nw lo hi rate gmax shares <<< "${st[1]}"
-check "limit, 2 threads: bulk's threads-max 1, its fair share of 2 (${tm[1]})" [ "${tm[1]}" = 1 ]
 check "limit, 2 threads: bulk 45 to 55% in every window, one not starved ($lo to $hi%)" \
 	eval '[ "$nw" -ge 3 ] && in_range 45 "$lo" 55 && in_range 45 "$hi" 55'
 check "limit, 2 threads: nfsd at 194 to 202 ops/s ($rate)" in_range 194 "$rate" 202
