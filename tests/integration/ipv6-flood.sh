@@ -11,7 +11,8 @@
 #     the flood's /64's; nfsfair's objects in the kernel grow by no more
 #     than 4097 clients and 5000 peer entries; a well-behaved client from
 #     fd00:f200::/64 that comes after gets an overflow client of its own
-#     /64 (issue 20), and its calls complete at a turn a round;
+#     /64 (issue 20), its calls complete, and over its run that client
+#     is dispatched half as often as a flood client or more;
 #  2. under -s ::/0 -j per-host/64: the whole flood is one client, and a
 #     well-behaved client from fd00:f200::/64 (nfsfair-load, 2 x 8 calls)
 #     gets 40% or more of nfsd's thread-time (half is its due) while every
@@ -134,6 +135,29 @@ print(g, total, "%.3f" % (100.0 * g / max(total, 1)), sum(1 for v in d.values() 
       tg, ttotal, "%.3f" % (100.0 * tg / max(ttotal, 1)))' "$@"
 }
 
+# turns EXPLAIN D0 D2: "GOOD MEDIAN PERHOST": the dispatches the
+# well-behaved client's clients (from its explain --json) had by dump D2,
+# less any they had in D0, and the median per-host flood client's
+# dispatches from D0 to D2 over the PERHOST such clients in both.
+turns() {
+	py 'import ipaddress, json, statistics, sys
+def key(c):
+	if "prefix" in c:
+		return (c["kind"], ipaddress.ip_network(c["prefix"], strict=False))
+	a = c.get("addr6") or c.get("addr4")
+	if a:
+		return (c["kind"], ipaddress.ip_network("%s/%d" % (a, c["prefix-len"]), strict=False))
+	return (c["kind"], c.get("class"))
+mine = {key(c) for c in json.load(open(sys.argv[1]))[0]["clients"]}
+d0 = {key(c): c for c in json.load(open(sys.argv[2]))}
+d2 = {key(c): c for c in json.load(open(sys.argv[3]))}
+good = sum(c["dispatches"] - d0[k]["dispatches"] if k in d0 else c["dispatches"]
+	   for k, c in d2.items() if k in mine)
+ph = [c["dispatches"] - d0[k]["dispatches"] for k, c in d2.items()
+      if k in d0 and k not in mine and c["kind"] == "per-host"]
+print(good, statistics.median(ph) if ph else 0, len(ph))' "$@"
+}
+
 # flood_line WORD: the helper's last line starting with WORD.
 flood_line() {
 	grep "^$1 " "$out/flood.out" | tail -n 1
@@ -187,10 +211,10 @@ got=$(ip -6 -o addr show dev lo | grep -c ' fd00:f100::')
 require "$n addresses of fd00:f100::/64 on lo (saw $got)" [ "$got" -eq "$n" ]
 diag "ip -batch added $((n + 1)) addresses in $(py 'import sys; print("%.2f" % (float(sys.argv[2]) - float(sys.argv[1])))' "$t0" "$t1") s"
 
-# good_run NAME TAG: nfsfair-load from $good while the flood is busy,
-# counting its completions per 250 ms; a client-get dump and a flood
-# snapshot two seconds into its measured time, and again four seconds
-# later. Sets good_rc, good_ops, good_kinds (the kinds of the clients
+# good_run NAME TAG [GAP]: nfsfair-load from $good while the flood is
+# busy, counting its completions per 250 ms from its first call; a
+# client-get dump just before it starts (TAG-d0.json), a dump and a
+# flood snapshot two seconds in, and again GAP (4) seconds later. Sets good_rc, good_ops, good_kinds (the kinds of the clients
 # holding its connections), good_share ("GOOD ALL PERCENT ACTIVE" from
 # the kernel's dispatch counters between the dumps; empty with no table)
 # and good_calls ("GOOD FLOOD PERCENT": completions in the same window).
@@ -203,8 +227,11 @@ good_run() {
 	# check, at equal priority it was starved while ynl ran and had no
 	# call queued for a quarter of its turns (37.4% of the dispatches
 	# between the dumps, 48.2% of the completions between the snapshots).
+	# The clients as the load starts: what each flood client gets from
+	# here on is what the well-behaved one is weighed against.
+	ynl --dump client-get > "$out/$tag-d0.json"
 	nice -n -5 "$load" --server ::1 --group "good:$good:2:8" --proc getattr --hold-us "$hold" \
-		--warmup $((1 * slow)) --duration "$good_bound" --timeout $((good_bound + 30 * slow)) \
+		--warmup 0 --duration "$good_bound" --timeout $((good_bound + 30 * slow)) \
 		--window-ms 250 --json > "$out/$tag-good.json" 2> "$out/$tag-good.err" &
 	gpid=$!
 	good_kinds= good_share=
@@ -386,16 +413,29 @@ sys.exit(not (len(c) == 1 and c[0].get("prefix") == "fd00:f200::/64" and c[0]["c
 diag "per-host/128: the well-behaved client's client ($good_kinds) got $pct% of dispatches" \
 	"($g of $all, $active clients dispatched); an equal turn among $((cap + 2)) busy clients" \
 	"would be $(py 'print("%.3f" % (100.0 / 4098))')%"
-# Each busy client gets a turn a round: between the dumps, ALL/ACTIVE
-# rounds. The well-behaved load's completions in the same window must
-# come to half of that at least (the windows at the edges are left out);
-# sharing the flood's overflow client it got none.
-rounds=$(py 'import sys; print("%.1f" % (int(sys.argv[1]) / max(int(sys.argv[2]), 1)))' "${all:-0}" "${active:-0}")
-check "per-host/128: its calls completed between the dumps (${good_calls%% *}) come to half the $rounds rounds or more" \
-	py 'import sys; sys.exit(not (float(sys.argv[2]) >= 2 and int(sys.argv[1]) >= float(sys.argv[2]) / 2))' \
-	"${good_calls%% *}" "$rounds" || diag "per-host/128: $good_timeline"
-diag "per-host/128: by completions in the same window: $good_calls (good, flood, %);" \
-	"nfsfair-load: $good_ops calls, exit $good_rc, running at the second dump: $good_outlasted"
+check "per-host/128: nfsfair-load exits 0 with calls completed (${good_ops:-none})" \
+	[ "$good_rc" -eq 0 -a "${good_ops:-0}" -gt 0 ] || diag "stderr: $(cat "$out/ph128-good.err")"
+# Its client is one of 4098 busy ones, so it is due what one flood
+# client gets: over its whole run (from a dump just before its first
+# call to the second), its client's dispatches must come to half a
+# per-host flood client's or more; sharing the flood's overflow client
+# it got none. Not over a window inside its run: the flood helper, one
+# process for 5000 connections on the guest's one CPU, falls behind
+# whenever the host is busy, its clients then have no call queued, and
+# the well-behaved client, always backlogged, takes their threads (work
+# conserving: hundreds of calls in a second). When they come back, each
+# starts at most a quantum (10 ms) behind the pool's virtual time, which
+# the burst moved on, and is served up to three times before the
+# well-behaved client's next turn. CI once saw a 12 s window (likely
+# such a stretch) with none of its calls completed; a run here had 272
+# in one inside a burst.
+read -r turns_good turns_median turns_n <<< "$(turns "$out/ph128-explain.json" "$out/ph128-d0.json" "$out/ph128-d2.json" 2>&1)"
+check "per-host/128: its client's dispatches over its run ($turns_good) come to half a per-host flood client's ($turns_median, the median of $turns_n) or more" \
+	py 'import sys; sys.exit(not (float(sys.argv[2]) >= 2 and float(sys.argv[1]) >= float(sys.argv[2]) / 2))' \
+	"${turns_good:-0}" "${turns_median:-0}" || diag "per-host/128: $good_timeline"
+diag "per-host/128: between the snapshots, by completions: $good_calls (good, flood, %);" \
+	"nfsfair-load: $good_ops calls, exit $good_rc, running at the second dump: $good_outlasted;" \
+	"$good_timeline"
 diag "per-host/128: flood $(flood_line busy)"
 flood_end per-host/128 ph128
 
