@@ -19,7 +19,7 @@ ALONGSIDE_SUITES := tests/debian/check
 
 .PHONY: all help deps kernel kernel-baseline export-series netlink-gen userspace check bench \
 	bench-overhead bench-enqueues bench-appends bench-real-client bench-dispatch-cost kernel-deb deps-qemu kernel-smp kernel-baseline-smp kernel-debug-smp check-smp-debug bench-smp fuzz \
-	kernel-kasan-smp kernel-kcsan-smp check-smp-kasan check-smp-kcsan soak-smp modules \
+	kernel-kasan-um check-unload-kasan kernel-kasan-smp kernel-kcsan-smp check-smp-kasan check-smp-kcsan soak-smp modules \
 	demo clean distclean check-debian12 check-debian13 check-debian13-bpo kernel-6.12 check-6.12
 
 all: kernel userspace
@@ -72,6 +72,8 @@ help:
 	@echo "make check-smp-kcsan  the same on a KCSAN kernel (kernel-kcsan-smp); any data"
 	@echo "                      race in nfsfair's code fails (SMP_SUITES= picks suites;"
 	@echo "                      RESUME=1 continues a list cut short, same kernel and tree)"
+	@echo "make kernel-kasan-um  a KASAN UML kernel with sunrpc, nfsd and the NFS client as modules"
+	@echo "make check-unload-kasan  unload them on it with tables, classes and clients live, twice"
 	@echo "make soak-smp         10 minutes of churn and table changes under load on the"
 	@echo "                      debug SMP guest, throughput each second (SOAK_SECONDS=)"
 	@echo "make bench-smp        on a 2-CPU qemu guest: the XPT_BUSY case, overhead, accept cost"
@@ -161,6 +163,14 @@ check-smp-kasan: kernel-kasan-smp userspace
 
 check-smp-kcsan: kernel-kcsan-smp userspace
 	@$(call smp_check,kcsan,7200)
+
+# Not in make check: a third UML kernel to build (KASAN, modular).
+kernel-kasan-um: deps
+	@kernel/scripts/build-kernel nfsfair-kasan um
+
+check-unload-kasan: kernel-kasan-um userspace
+	@tests/uml/run --kernel build/linux/um-kasan/linux --mem 1G --timeout 1800 \
+		tests/unload/kasan-unload.sh
 
 # Not in make check: ten minutes of guest time and more under TCG.
 SOAK_SECONDS ?= 600
