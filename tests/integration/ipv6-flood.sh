@@ -105,6 +105,18 @@ ov = [x for x in c if x["kind"] == "overflow"]
 print(len(ph), len(ov), sum(x["connections"] for x in ov), sum(x["connections"] for x in c), len(c))' "$1"
 }
 
+# For share and turns: the modules they use, and key(), a client-get or
+# explain client's identity (kind and prefix, or kind and class), alike
+# in both, to match one against the other.
+py_client_key='import ipaddress, json, statistics, sys
+def key(c):
+	if "prefix" in c:
+		return (c["kind"], ipaddress.ip_network(c["prefix"], strict=False))
+	a = c.get("addr6") or c.get("addr4")
+	if a:
+		return (c["kind"], ipaddress.ip_network("%s/%d" % (a, c["prefix-len"]), strict=False))
+	return (c["kind"], c.get("class"))'
+
 # share EXPLAIN BEFORE AFTER: the well-behaved client's clients (from its
 # explain --json) and their part of all dispatches, and of all
 # thread-time (what nfsd shares), between two client-get dumps, as
@@ -112,15 +124,8 @@ print(len(ph), len(ov), sum(x["connections"] for x in ov), sum(x["connections"] 
 # ALL_THREAD_NS PERCENT"; fails when one of its clients is missing from
 # either dump.
 share() {
-	py 'import ipaddress, json, sys
+	py "$py_client_key"'
 ex = json.load(open(sys.argv[1]))[0]["clients"]
-def key(c):
-	if "prefix" in c:
-		return (c["kind"], ipaddress.ip_network(c["prefix"], strict=False))
-	a = c.get("addr6") or c.get("addr4")
-	if a:
-		return (c["kind"], ipaddress.ip_network("%s/%d" % (a, c["prefix-len"]), strict=False))
-	return (c["kind"], c.get("class"))
 mine = {key(c) for c in ex}
 before = {key(c): c for c in json.load(open(sys.argv[2]))}
 after = {key(c): c for c in json.load(open(sys.argv[3]))}
@@ -140,14 +145,7 @@ print(g, total, "%.3f" % (100.0 * g / max(total, 1)), sum(1 for v in d.values() 
 # less any they had in D0, and the median per-host flood client's
 # dispatches from D0 to D2 over the PERHOST such clients in both.
 turns() {
-	py 'import ipaddress, json, statistics, sys
-def key(c):
-	if "prefix" in c:
-		return (c["kind"], ipaddress.ip_network(c["prefix"], strict=False))
-	a = c.get("addr6") or c.get("addr4")
-	if a:
-		return (c["kind"], ipaddress.ip_network("%s/%d" % (a, c["prefix-len"]), strict=False))
-	return (c["kind"], c.get("class"))
+	py "$py_client_key"'
 mine = {key(c) for c in json.load(open(sys.argv[1]))[0]["clients"]}
 d0 = {key(c): c for c in json.load(open(sys.argv[2]))}
 d2 = {key(c): c for c in json.load(open(sys.argv[3]))}
