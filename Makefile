@@ -17,7 +17,7 @@ SUITES := $(UNIT_SUITES) tests/kunit/run $(INTEGRATION_SUITES) tests/systemd/che
 # mirror, its qemu guest on a throttled disk and one CPU.
 ALONGSIDE_SUITES := tests/debian/check
 
-.PHONY: all help deps kernel kernel-baseline export-series netlink-gen userspace check bench \
+.PHONY: all help deps kernel kernel-baseline export-series split-series netlink-gen userspace check bench \
 	bench-overhead bench-enqueues bench-appends bench-real-client bench-dispatch-cost kernel-deb deps-qemu kernel-smp kernel-baseline-smp kernel-debug-smp check-smp-debug bench-smp fuzz \
 	kernel-kasan-um check-unload-kasan kernel-kasan-smp kernel-kcsan-smp check-smp-kasan check-smp-kcsan soak-smp modules \
 	demo clean distclean check-debian12 check-debian13 check-debian13-bpo kernel-6.12 check-6.12
@@ -31,6 +31,7 @@ help:
 	@echo "make kernel-6.12      the series' 6.12 backport, what nfsfair-dkms builds (build/linux-6.12/um/linux)"
 	@echo "make check-6.12       the UML suites booted on it (make check boots the series on 7.3)"
 	@echo "make export-series    write build/linux's commits back to kernel/patches/ (NFSFAIR_KERNEL=6.12: build/linux-6.12 to kernel/backport-6.12/)"
+	@echo "make split-series     write the series patch by patch from kernel/split/ into build/linux-split (kernel/split/README.md)"
 	@echo "make netlink-gen      regenerate the family's code from netlink-spec/nfsfair.yaml"
 	@echo "make userspace        build lib/, cli/, daemon/ and tests/load/"
 	@echo "make tools            build nfsfair-ctl and nfsfaird only: no kernel, no make deps"
@@ -179,6 +180,9 @@ soak-smp: kernel-debug-smp userspace
 
 export-series:
 	@kernel/scripts/export-series
+
+split-series:
+	@kernel/scripts/split-series
 
 netlink-gen:
 	@kernel/scripts/gen-netlink

@@ -1,0 +1,6 @@
+m.hunks('dispatch')
+m.line('\tconst void\t\t*sp_fair_last;', 'hold', n=3)
+m.line('\tstruct list_head\tsp_fair_parked;', 'limit')
+m.line('\tstruct list_head\tsp_fair_held;', 'hold')
+m.line('\tbool\t\t\trq_fair_limited;', 'limit')
+m.line('\tunsigned int\t\tsp_fair_qtime_mask;', 'stats')

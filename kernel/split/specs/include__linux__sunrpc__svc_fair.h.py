@@ -1,0 +1,15 @@
+m.whole('table')
+m.line('\tSVC_FAIR_OVERFLOW,', 'overflow')
+m.line('\tSVC_FAIR_CLIENT_ID,', 'clientid')
+# the functions other code calls: from dispatch on
+_a = m.find('int svc_fair_serv_init(struct svc_serv *serv, struct net *net);') - 1
+_b = m.find('#endif', _a)
+m._add(_a, _b + 1, 'dispatch')
+m.line('const char *svc_fair_client_class_name(', 'trace', n=3)
+m.line('void svc_fair_identify(struct svc_xprt *xprt, u64 id, const void *owner, unsigned int len);', 'clientid', n=2)
+m.block('static inline void svc_fair_identify(', 'clientid')
+m.block('static inline void svc_fair_forget(', 'clientid')
+m.block('static inline void svc_fair_set_client_id(', 'clientid')
+m.line('struct svc_fair_client;', 'dispatch')
+m.line('struct svc_serv;', 'dispatch', n=2)
+m.line('struct sockaddr;', 'trace')

@@ -1,0 +1,5 @@
+m.hunks('dispatch')
+m.line('\tstruct svc_fair_ident __rcu *xpt_fair_ident;', 'clientid')
+m.line('\tXPT_FAIR_IDENT,', 'clientid')
+m.line('\tXPT_FAIR_PEER,', 'peers')
+m.line('\tktime_t\t\t\txpt_fair_qtime;', 'stats', n=3)
